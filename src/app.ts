@@ -1,0 +1,67 @@
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import type { Config } from './config.js';
+import type { CatalogStore } from './store/catalog-store.js';
+import type { Authenticator } from './tokens/authenticator.js';
+import { errors } from './errors.js';
+import { authHook } from './http/auth.js';
+import { installErrorHandling } from './http/errors.js';
+import { foodRoutes } from './http/routes/foods.js';
+import { namedRecordRoutes } from './http/routes/named-records.js';
+
+/** Longest request URI accepted (contract C3: 1,000 uuids in one list must fit). */
+export const MAX_URI_BYTES = 64 * 1024;
+
+export interface AppDeps {
+  readonly store: CatalogStore;
+  readonly auth: Authenticator;
+  /** Where log lines go; defaults to stdout. Tests pass a stream to read them. */
+  readonly logStream?: NodeJS.WritableStream;
+}
+
+/** Builds the whole service (JSON, SOAP, health) without listening: tests use it directly. */
+export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: {
+      level: config.logLevel,
+      ...(deps.logStream ? { stream: deps.logStream } : {}),
+      // Never log headers: the Basic credentials are the token.
+      serializers: { req: (req: { method: string; url: string }) => ({ method: req.method, url: req.url }) },
+    },
+    // Fastify's two lines per request are replaced by one (the onResponse hook below).
+    logController: new LogController({ disableRequestLogging: true }),
+    genReqId: () => randomUUID(),
+    trustProxy: config.trustProxy,
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 1000 },
+    http: { maxHeaderSize: MAX_URI_BYTES + 16 * 1024 },
+  });
+
+  installErrorHandling(app);
+
+  // One log line per request.
+  app.addHook('onResponse', (request, reply, done) => {
+    request.log.info({ method: request.method, url: request.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 }, 'request');
+    done();
+  });
+
+  const checkToken = authHook(deps.auth);
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.url.length > MAX_URI_BYTES) throw errors.uriTooLong(MAX_URI_BYTES);
+    if (request.url === '/v1' || request.url.startsWith('/v1/') || request.url.startsWith('/v1?')) {
+      await checkToken(request, reply);
+    }
+  });
+
+  app.get('/healthz', () => ({ status: 'ok' }));
+
+  await app.register(
+    (v1, _options, done) => {
+      foodRoutes(v1, deps.store);
+      namedRecordRoutes(v1, deps.store);
+      done();
+    },
+    { prefix: '/v1' },
+  );
+
+  return app;
+}

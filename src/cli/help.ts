@@ -1,0 +1,60 @@
+/** The help text of each command, kept apart so that --help loads nothing else. */
+
+export const SERVE_HELP = `Usage: foodlookup serve [--db PATH] [--database-url URL] [--host H] [--port N] [--trust-proxy]
+
+Runs the JSON interface (/v1), the SOAP interface (POST /soap/1.2) and the WSDL
+(GET /soap/1.2?wsdl) on one port.
+
+Options (each with its environment variable):
+  --db PATH            SQLite file (FOODLOOKUP_DB, default ./data/foodlookup.db)
+  --database-url URL   PostgreSQL instead of SQLite (DATABASE_URL)
+  --host H             address to listen on (HOST, default 127.0.0.1)
+  --port N             port (PORT, default 8080; 0 picks a free one)
+  --trust-proxy        honour X-Forwarded-For/-Host/-Proto (FOODLOOKUP_TRUST_PROXY)
+Also: FOODLOOKUP_TOKENS (comma-separated tokens accepted without limits), REDIS_URL, LOG_LEVEL.
+`;
+
+export const IMPORT_HELP = `Usage: foodlookup import <format> <path...> [--db PATH] [--database-url URL]
+                        [--region au|us] [--replace] [--skip-invalid]
+
+Loads data into the catalogue in one transaction: when anything fails, the catalogue is
+exactly as before, and the error names the file, the line (or record) and the reason.
+
+Formats:
+  catalog    our own format: FILE.json {"brands":[…],"categories":[…],"tags":[…],"foods":[…]}
+             or FILE.jsonl, one {"kind":"brand"|"category"|"tag"|"food",…} per line (streamed)
+  usda-sr    a folder of USDA Standard Reference ASCII files (FOOD_DES, ABBREV or
+             NUT_DATA+NUTR_DEF, WEIGHT, optional FD_GROUP; plain or .gz); region us by default
+
+Options:
+  --region au|us     region for sources that have none of their own
+  --replace          empty the catalogue first (same transaction): records not listed are removed
+  --skip-invalid     import the valid records and report each skipped one
+  --db PATH          SQLite file (FOODLOOKUP_DB, default ./data/foodlookup.db)
+`;
+
+export const START_HELP = `Usage: foodlookup start [serve options]
+
+What 'npm start' runs: when the database does not exist yet, builds it from the bundled
+USDA SR21 data (region us, 7,413 foods) and prints a development token; then serves.
+Options as 'foodlookup serve --help'.
+`;
+
+export const TOKENS_HELP = `Usage: foodlookup tokens create [--name N] [--ips CIDR,…] [--quota N/minute|N/hour|N/day] [--json]
+       foodlookup tokens list [--json]
+       foodlookup tokens revoke ID
+       (each also takes --db PATH / --database-url URL)
+
+Access tokens, stored in the catalogue's database as SHA-256 hashes (never in clear).
+
+  create   issues a token and prints it once (stdout; --json prints all its fields)
+             --name N         a label for operators
+             --ips CIDR,…     accept it only from these addresses or blocks (IPv4, IPv6);
+                              behind a load balancer, serve with --trust-proxy
+             --quota N/unit   at most N requests per minute, hour or day
+  list     every token: id, name, created, ips, quota, revoked, last used; never the secret
+  revoke   refuses the token with this id; every server stops accepting it within 5 s
+
+Tokens in FOODLOOKUP_TOKENS are accepted as well, from anywhere and without quota.
+See docs/tokens.md.
+`;

@@ -1,0 +1,50 @@
+import { existsSync } from 'node:fs';
+import { loadConfig } from '../config.js';
+import { isRegion } from '../domain/regions.js';
+import { formatNames, formatReader } from '../importers/formats.js';
+import { ImportFailed, runImport, type ImportSummary } from '../importers/run-import.js';
+import { openStore } from '../store/open-store.js';
+import { Progress } from './progress.js';
+import { UsageError } from './usage.js';
+import '../importers/register-all.js';
+
+
+export function summaryLine(summary: ImportSummary, seconds: number): string {
+  const { added, changed, unchanged, skipped } = summary;
+  return `imported: ${added} added, ${changed} changed, ${unchanged} unchanged, ${skipped} skipped in ${seconds.toFixed(1)} s`;
+}
+
+export async function importCommand(values: Record<string, string | boolean | undefined>, positionals: string[]): Promise<number> {
+  const [format, ...paths] = positionals;
+  if (!format) throw new UsageError('name a format and at least one path');
+  const reader = formatReader(format);
+  if (!reader) throw new UsageError(`unknown format '${format}' (known: ${formatNames().join(', ')})`);
+  if (paths.length === 0) throw new UsageError('name at least one path to import');
+  for (const path of paths) if (!existsSync(path)) throw new UsageError(`no such file or folder: ${path}`);
+  const region = values['region'];
+  if (region !== undefined && (typeof region !== 'string' || !isRegion(region))) throw new UsageError("--region must be 'au' or 'us'");
+  const config = loadConfig(values);
+  const store = openStore(config, { readonly: false });
+  const progress = new Progress(process.stderr);
+  const started = performance.now();
+  try {
+    const summary = await runImport(store, reader(paths, { ...(region ? { region } : {}), onProgress: (f) => progress.fraction(f) }), {
+      replace: values['replace'] === true,
+      skipInvalid: values['skip-invalid'] === true,
+      onSkip: (message) => progress.message(`skipped ${message}`),
+      onRecords: (count) => progress.records(count),
+    });
+    progress.done();
+    process.stdout.write(`${summaryLine(summary, (performance.now() - started) / 1000)}\n`);
+    return 0;
+  } catch (error) {
+    progress.done();
+    if (error instanceof ImportFailed || error instanceof Error) {
+      process.stderr.write(`import failed, nothing was changed: ${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  } finally {
+    await store.close();
+  }
+}

@@ -1,0 +1,52 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../config.js';
+import { formatReader } from '../importers/formats.js';
+import { runImport } from '../importers/run-import.js';
+import { openStore } from '../store/open-store.js';
+import { startServer } from '../server.js';
+import { openTokenStore } from '../tokens/open.js';
+import { issueDevelopmentToken } from '../tokens/token-service.js';
+import { summaryLine } from './import.js';
+import { UsageError } from './usage.js';
+import '../importers/register-all.js';
+
+
+/** The bundled data, relative to the installed package (dist/src/cli → data/). */
+export const BUNDLED_USDA = fileURLToPath(new URL('../../../data/usda-sr21', import.meta.url));
+
+export async function startCommand(values: Record<string, string | boolean | undefined>, positionals: string[]): Promise<number> {
+  if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
+  const config = loadConfig(values);
+  let developmentToken: string | undefined;
+  if (!config.databaseUrl && !existsSync(config.dbPath)) {
+    const reader = formatReader('usda-sr');
+    if (!reader) throw new Error('the usda-sr importer is not available');
+    process.stderr.write(`building ${config.dbPath} from the bundled USDA SR21 data…\n`);
+    const store = openStore(config, { readonly: false });
+    const started = performance.now();
+    try {
+      const summary = await runImport(store, reader([BUNDLED_USDA], { region: 'us' }), { replace: false, skipInvalid: false });
+      process.stderr.write(`${summaryLine(summary, (performance.now() - started) / 1000)}\n`);
+    } finally {
+      await store.close();
+    }
+    const tokens = openTokenStore(config);
+    try {
+      developmentToken = (await issueDevelopmentToken(tokens))?.secret;
+    } finally {
+      await tokens.close();
+    }
+  }
+  const server = await startServer(config);
+  process.stderr.write(`foodlookup listening on ${server.url}\n`);
+  if (developmentToken !== undefined) {
+    // Shown this once (only its hash is stored); a wildcard listen address is reached via loopback.
+    const url = server.url.replace('//0.0.0.0:', '//127.0.0.1:').replace('//[::]:', '//[::1]:');
+    process.stderr.write(
+      `development token (shown only now; manage tokens with 'foodlookup tokens'): ${developmentToken}\n` +
+        `try: curl -u ${developmentToken}: ${url}/v1/foods?query=cheddar\n`,
+    );
+  }
+  return -1;
+}

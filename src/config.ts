@@ -1,0 +1,59 @@
+import { isAbsolute, resolve } from 'node:path';
+
+/** Every setting, typed and frozen; each has a flag and an environment variable (contract C1). */
+export interface Config {
+  readonly dbPath: string;
+  readonly databaseUrl?: string;
+  readonly host: string;
+  readonly port: number;
+  /** Tokens accepted in addition to the stored ones, without limits. */
+  readonly tokens: readonly string[];
+  readonly redisUrl?: string;
+  readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Honour X-Forwarded-For / -Host / -Proto (only behind a trusted proxy). */
+  readonly trustProxy: boolean;
+}
+
+export class ConfigError extends Error {}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+type Flags = Readonly<Record<string, string | boolean | undefined>>;
+
+function pick(flags: Flags, flag: string, env: NodeJS.ProcessEnv, variable: string): string | undefined {
+  const value = flags[flag];
+  if (typeof value === 'string') return value;
+  const fromEnv = env[variable];
+  return fromEnv === undefined || fromEnv === '' ? undefined : fromEnv;
+}
+
+function bool(value: string | boolean | undefined, name: string): boolean {
+  if (value === undefined || value === false) return false;
+  if (value === true) return true;
+  if (/^(1|true|yes|on)$/i.test(value)) return true;
+  if (/^(0|false|no|off)$/i.test(value)) return false;
+  throw new ConfigError(`${name} must be true or false, got '${value}'`);
+}
+
+/** Builds the config from command-line flags first, then the environment, then defaults. */
+export function loadConfig(flags: Flags = {}, env: NodeJS.ProcessEnv = process.env): Config {
+  const dbPath = pick(flags, 'db', env, 'FOODLOOKUP_DB') ?? './data/foodlookup.db';
+  const portText = pick(flags, 'port', env, 'PORT') ?? '8080';
+  if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535) throw new ConfigError(`port must be 0–65535, got '${portText}'`);
+  const logLevel = (pick(flags, 'log-level', env, 'LOG_LEVEL') ?? 'info') as Config['logLevel'];
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  const tokens = (env['FOODLOOKUP_TOKENS'] ?? '').split(',').map((t) => t.trim()).filter((t) => t !== '');
+  const databaseUrl = pick(flags, 'database-url', env, 'DATABASE_URL');
+  const redisUrl = pick(flags, 'redis-url', env, 'REDIS_URL');
+  const trustProxyFlag = flags['trust-proxy'];
+  return Object.freeze({
+    dbPath: dbPath === ':memory:' || isAbsolute(dbPath) ? dbPath : resolve(dbPath),
+    ...(databaseUrl ? { databaseUrl } : {}),
+    host: pick(flags, 'host', env, 'HOST') ?? '127.0.0.1',
+    port: Number(portText),
+    tokens: Object.freeze(tokens),
+    ...(redisUrl ? { redisUrl } : {}),
+    logLevel,
+    trustProxy: bool(trustProxyFlag !== undefined ? trustProxyFlag : env['FOODLOOKUP_TRUST_PROXY'], 'trust-proxy'),
+  });
+}

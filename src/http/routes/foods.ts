@@ -1,0 +1,31 @@
+import type { FastifyInstance } from 'fastify';
+import type { CatalogReader } from '../../store/catalog-store.js';
+import { errors } from '../../errors.js';
+import { foodListRequest, recordRequest } from '../../query/requests.js';
+import { answerIfNotModified } from '../caching.js';
+import { projector } from '../fields.js';
+import { getRoute, rawQuery } from '../get-route.js';
+
+export function foodRoutes(app: FastifyInstance, reader: CatalogReader): void {
+  getRoute(app, '/foods', async (request, reply) => {
+    const { query, fields } = foodListRequest(rawQuery(request));
+    const select = projector(fields, { resource: 'food', collection: true, grouping: query.grouping !== undefined });
+    const state = await reader.state();
+    if (answerIfNotModified(request, reply, state.lastModified, `c${state.version}`)) return reply;
+    const page = await reader.foods(query);
+    return {
+      metadata: { total: page.total, limit: query.limit, offset: query.offset },
+      foods: page.items.map((hit) => select(hit.grouping ? { ...hit.food, grouping: hit.grouping } : hit.food)),
+    };
+  });
+
+  getRoute(app, '/foods/:foodId', async (request, reply) => {
+    const { fields } = recordRequest(rawQuery(request));
+    const select = projector(fields, { resource: 'food', collection: false, grouping: false });
+    const id = request.params['foodId'] ?? '';
+    const found = await reader.food(id);
+    if (!found) throw errors.recordNotFound('Food', id);
+    if (answerIfNotModified(request, reply, found.lastModified, found.value.revisionId)) return reply;
+    return { food: select(found.value) };
+  });
+}

@@ -1,0 +1,4 @@
+import { registerFormat } from '../formats.js';
+import { readCatalog } from './reader.js';
+
+registerFormat('catalog', readCatalog);

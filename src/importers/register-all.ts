@@ -1,0 +1,2 @@
+// Every source format registers itself; importing this module makes them all available.
+import './catalog/index.js';

@@ -1,0 +1,163 @@
+import type { Brand, Category, CatalogRecord, Food, Tag } from '../domain/records.js';
+import type { Region } from '../domain/regions.js';
+
+/** Ids where each id may carry `!`: plain ids include, `!` ids exclude (contract C3). */
+export interface IdFilter {
+  readonly include: readonly string[];
+  readonly exclude: readonly string[];
+}
+
+/** A list where a leading `!` inverts the whole list: `!A,B` = in neither A nor B. */
+export interface ListFilter {
+  readonly values: readonly string[];
+  readonly inverted: boolean;
+}
+
+export type MatchType = 'fts' | 'prefix';
+export type Direction = 'asc' | 'desc';
+
+/** A non-blank query; blank queries never reach the store. */
+export interface TextMatch {
+  readonly query: string;
+  readonly type: MatchType;
+}
+
+export interface Ordering {
+  readonly field: 'rank' | 'name';
+  readonly direction: Direction;
+}
+
+/** Filters that select foods; every present filter applies (AND). */
+export interface FoodFilters {
+  readonly region?: Region;
+  readonly brands?: IdFilter;
+  readonly tags?: IdFilter;
+  /** Category ids; non-leaf ids stand for every leaf below them. */
+  readonly categories?: ListFilter;
+  /** Classification strings, compared case-insensitively (already trimmed). */
+  readonly classifications?: ListFilter;
+}
+
+export interface Paging {
+  readonly limit: number;
+  readonly offset: number;
+}
+
+export interface FoodQuery extends FoodFilters, Paging {
+  readonly match?: TextMatch;
+  readonly order: Ordering;
+  readonly grouping?: {
+    readonly by: 'brand' | 'classification';
+    readonly order: Ordering;
+    /** Keep the first N foods of each group. */
+    readonly limit?: number;
+  };
+}
+
+export interface BrandQuery extends Paging {
+  readonly match?: TextMatch;
+  readonly region?: Region;
+  readonly direction: Direction;
+  readonly classifications?: ListFilter;
+  readonly categories?: ListFilter;
+  readonly tags?: IdFilter;
+}
+
+export interface CategoryQuery extends Paging {
+  readonly match?: TextMatch;
+  readonly region?: Region;
+  readonly direction: Direction;
+  readonly classifications?: ListFilter;
+  readonly brands?: ListFilter;
+  readonly tags?: IdFilter;
+  readonly parents?: ListFilter;
+  readonly isLeaf?: boolean;
+}
+
+export interface TagQuery extends Paging {
+  readonly match?: TextMatch;
+  readonly direction: Direction;
+  readonly classifications?: ListFilter;
+  readonly categories?: ListFilter;
+  readonly brands?: ListFilter;
+}
+
+export interface Page<T> {
+  /** Count of all matching results (after grouping-limit for grouped foods). */
+  readonly total: number;
+  readonly items: readonly T[];
+}
+
+export interface FoodHit {
+  readonly food: Food;
+  /** Present only when the query asked for grouping. */
+  readonly grouping?: { readonly name: string; readonly id?: string };
+}
+
+/** A record with the time (ms since epoch) it last changed, for Last-Modified. */
+export interface Stamped<T> {
+  readonly value: T;
+  readonly lastModified: number;
+}
+
+export interface CatalogState {
+  /** Increases with every import that changed something. */
+  readonly version: number;
+  /** When the catalogue last changed (ms since epoch). */
+  readonly lastModified: number;
+}
+
+/** A food found by the SOAP foodSearch: best first. */
+export interface NameSearchHit {
+  readonly id: string;
+  readonly name: string;
+  readonly categoryId: string;
+  readonly categoryName: string;
+}
+
+/** Read side of the catalogue, used by both interfaces. */
+export interface CatalogReader {
+  /** Version and last change of the whole catalogue. */
+  state(): Promise<CatalogState>;
+  /** A food by its foodId or by its current revisionId (case-insensitive). */
+  food(idOrRevision: string): Promise<Stamped<Food> | undefined>;
+  brand(id: string): Promise<Stamped<Brand> | undefined>;
+  category(id: string): Promise<Stamped<Category> | undefined>;
+  tag(id: string): Promise<Stamped<Tag> | undefined>;
+  foods(query: FoodQuery): Promise<Page<FoodHit>>;
+  brands(query: BrandQuery): Promise<Page<Brand>>;
+  categories(query: CategoryQuery): Promise<Page<Category>>;
+  tags(query: TagQuery): Promise<Page<Tag>>;
+  /**
+   * Foods whose name contains every word (whole words, folded), most relevant first;
+   * at most `limit`. Used by SOAP foodSearch (contract C6).
+   */
+  searchFoodNames(words: readonly string[], limit: number): Promise<readonly NameSearchHit[]>;
+}
+
+export type PutOutcome = 'added' | 'changed' | 'unchanged';
+
+/** Raised by an import transaction when a record breaks a rule that needs the database. */
+export class RecordRejected extends Error {}
+
+/** One import, one transaction (contract C4). */
+export interface ImportTransaction {
+  /** Upserts one record by id; throws RecordRejected when it breaks a reference rule. */
+  put(record: Exclude<CatalogRecord, { kind: 'invalid' }>): Promise<PutOutcome>;
+  /**
+   * Checks the rules that need the whole catalogue (parents exist, no cycles, foods only in
+   * leaves, regions agree). Returns one message per problem; empty when all hold.
+   */
+  check(): Promise<readonly string[]>;
+  commit(): Promise<void>;
+  rollback(): Promise<void>;
+}
+
+export interface CatalogWriter {
+  /** Starts an import; `replace` empties the catalogue inside the same transaction. */
+  beginImport(options: { readonly replace: boolean }): Promise<ImportTransaction>;
+}
+
+export interface CatalogStore extends CatalogReader, CatalogWriter {
+  close(): Promise<void>;
+}

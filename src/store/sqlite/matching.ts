@@ -1,0 +1,33 @@
+import { fold, queryWords } from '../../domain/text.js';
+import type { TextMatch } from '../catalog-store.js';
+
+/**
+ * FTS5 MATCH text for user words. Each word is letters/digits only (queryWords splits at
+ * everything else), so quoting it makes any user input safe: no operator, column filter
+ * or unbalanced quote can reach FTS5.
+ */
+export function ftsExpression(words: readonly { text: string; prefix: boolean }[]): string {
+  return words.map((w) => `"${w.text}"${w.prefix ? '*' : ''}`).join(' AND ');
+}
+
+/** The largest code point: `key < prefix + MAX` bounds a prefix range on an index. */
+const MAX_CHAR = String.fromCodePoint(0x10ffff);
+
+export type Matcher =
+  | { readonly kind: 'none' }
+  /** The query has no word: it matches nothing. */
+  | { readonly kind: 'empty' }
+  | { readonly kind: 'fts'; readonly expression: string; readonly nameExpression: string }
+  | { readonly kind: 'prefix'; readonly key: string; readonly upper: string };
+
+export function matcher(match: TextMatch | undefined, nameColumn = 'name'): Matcher {
+  if (!match) return { kind: 'none' };
+  if (match.type === 'prefix') {
+    const key = fold(match.query);
+    return { kind: 'prefix', key, upper: key + MAX_CHAR };
+  }
+  const words = queryWords(match.query);
+  if (words.length === 0) return { kind: 'empty' };
+  const expression = ftsExpression(words);
+  return { kind: 'fts', expression, nameExpression: `${nameColumn} : (${expression})` };
+}

@@ -1,0 +1,258 @@
+import type {
+  BrandQuery, CategoryQuery, Direction, FoodFilters, FoodQuery, IdFilter, ListFilter, TagQuery,
+} from '../catalog-store.js';
+import { matcher, type Matcher } from './matching.js';
+
+/** A piece of SQL with its parameters, built in order. */
+export class Sql {
+  readonly params: unknown[] = [];
+  private readonly parts: string[] = [];
+
+  add(text: string, ...params: unknown[]): this {
+    this.parts.push(text);
+    this.params.push(...params);
+    return this;
+  }
+
+  get text(): string {
+    return this.parts.join(' ');
+  }
+}
+
+/** Long id lists travel as one JSON parameter: no placeholder limit, one prepared shape. */
+const inList = (column: string, values: readonly string[], negate = false): [string, string] => [
+  `${column} ${negate ? 'NOT IN' : 'IN'} (SELECT value FROM json_each(?))`,
+  JSON.stringify(values),
+];
+
+interface Condition {
+  readonly sql: string;
+  readonly params: readonly unknown[];
+}
+
+function idFilter(column: string, filter: IdFilter | undefined, out: Condition[]): void {
+  if (!filter) return;
+  if (filter.include.length > 0) {
+    const [sql, p] = inList(column, filter.include);
+    out.push({ sql, params: [p] });
+  }
+  if (filter.exclude.length > 0) {
+    const [sql, p] = inList(column, filter.exclude, true);
+    out.push({ sql, params: [p] });
+  }
+}
+
+function listFilter(column: string, filter: ListFilter | undefined, out: Condition[], subquery?: string): void {
+  if (!filter) return;
+  const json = JSON.stringify(filter.values);
+  const source = subquery ?? 'SELECT value FROM json_each(?)';
+  out.push({ sql: `${column} ${filter.inverted ? 'NOT IN' : 'IN'} (${source})`, params: [json] });
+}
+
+/** Conditions on foods aliased `f`; every filter of contract C3 pushed into SQL. */
+export function foodConditions(filters: FoodFilters): Condition[] {
+  const out: Condition[] = [];
+  if (filters.region) out.push({ sql: 'f.region = ?', params: [filters.region] });
+  idFilter('f.brand_id', filters.brands, out);
+  if (filters.tags) {
+    const { include, exclude } = filters.tags;
+    if (include.length > 0) {
+      out.push({
+        sql: `f.rid IN (SELECT food_rid FROM food_tags WHERE tag_id IN (SELECT value FROM json_each(?))
+              GROUP BY food_rid HAVING count(*) = ?)`,
+        params: [JSON.stringify(include), include.length],
+      });
+    }
+    if (exclude.length > 0) {
+      out.push({
+        sql: 'f.rid NOT IN (SELECT food_rid FROM food_tags WHERE tag_id IN (SELECT value FROM json_each(?)))',
+        params: [JSON.stringify(exclude)],
+      });
+    }
+  }
+  listFilter('f.category_id', filters.categories, out,
+    'SELECT descendant_id FROM category_closure WHERE ancestor_id IN (SELECT value FROM json_each(?))');
+  if (filters.classifications) {
+    listFilter('f.classification_key', {
+      values: filters.classifications.values.map((v) => v.toLowerCase()),
+      inverted: filters.classifications.inverted,
+    }, out);
+  }
+  return out;
+}
+
+function hasFoodFilter(filters: FoodFilters): boolean {
+  return Boolean(filters.brands || filters.tags || filters.categories || filters.classifications);
+}
+
+function where(sql: Sql, conditions: readonly Condition[]): void {
+  conditions.forEach((c, i) => sql.add(`${i === 0 ? 'WHERE' : 'AND'} ${c.sql}`, ...c.params));
+}
+
+type OrderTerm = readonly [expression: string, direction: Direction];
+
+/** `desc` is the exact reverse of `asc`, tie-breakers included (contract C3). */
+function orderBy(terms: readonly OrderTerm[], direction: Direction): string {
+  const flip = (d: Direction): Direction => (direction === 'asc' ? d : d === 'asc' ? 'desc' : 'asc');
+  return terms.map(([e, d]) => `${e} ${flip(d).toUpperCase()}`).join(', ');
+}
+
+/** Conditions and rank terms for a text match on a table aliased `alias` with an fts table. */
+function matchParts(m: Matcher, alias: string, ftsTable: string): { conditions: Condition[]; rank: OrderTerm[] } {
+  switch (m.kind) {
+    case 'none':
+      return { conditions: [], rank: [] };
+    case 'empty':
+      return { conditions: [{ sql: '0', params: [] }], rank: [] };
+    case 'prefix':
+      return {
+        conditions: [{ sql: `${alias}.name_key >= ? AND ${alias}.name_key < ?`, params: [m.key, m.upper] }],
+        rank: [[`(${alias}.name_key = ?)`, 'desc'], [`length(${alias}.name_key)`, 'asc']],
+      };
+    case 'fts':
+      return {
+        conditions: [{ sql: `${alias}.rid IN (SELECT rowid FROM ${ftsTable} WHERE ${ftsTable} MATCH ?)`, params: [m.expression] }],
+        rank: [],
+      };
+  }
+}
+
+export interface BuiltQuery {
+  readonly page: Sql;
+  readonly count: Sql;
+}
+
+/**
+ * /foods. Ranked fts joins the bm25 scores of the matching rows; the name tier (all words
+ * in the name) ranks first. Grouping numbers foods in `order`, then orders groups by their
+ * best food (rank) or name, keeping the first N of each group.
+ */
+export function foodsQuery(q: FoodQuery, columns: string): BuiltQuery {
+  const m = matcher(q.match);
+  const conditions = foodConditions(q);
+  let from = 'foods f';
+  const fromParams: unknown[] = [];
+  let rankTerms: OrderTerm[] = [];
+  const rankParams: unknown[] = [];
+  if (m.kind === 'fts') {
+    from = `foods f JOIN (SELECT rowid AS rid, bm25(foods_fts, 10.0, 2.0, 4.0, 3.0, 1.0) AS score
+      FROM foods_fts WHERE foods_fts MATCH ?) m ON m.rid = f.rid`;
+    fromParams.push(m.expression);
+    rankTerms = [['(f.rid IN (SELECT rowid FROM foods_fts WHERE foods_fts MATCH ?))', 'desc'], ['m.score', 'asc']];
+    rankParams.push(m.nameExpression);
+  } else {
+    const parts = matchParts(m, 'f', 'foods_fts');
+    conditions.unshift(...parts.conditions);
+    rankTerms = parts.rank;
+    if (m.kind === 'prefix') rankParams.push(m.key);
+  }
+  const nameTerms: OrderTerm[] = [['f.name_key', 'asc'], ['f.id', 'asc']];
+  const useRank = q.order.field === 'rank' && rankTerms.length > 0;
+  const foodOrder = orderBy(useRank ? [...rankTerms, ...nameTerms] : nameTerms, q.order.direction);
+  const orderParams = useRank ? rankParams : [];
+
+  if (!q.grouping) {
+    const page = new Sql().add(`SELECT ${columns} FROM ${from}`, ...fromParams);
+    where(page, conditions);
+    page.add(`ORDER BY ${foodOrder} LIMIT ? OFFSET ?`, ...orderParams, q.limit, q.offset);
+    const count = new Sql().add(`SELECT count(*) FROM foods f`);
+    const countConditions = m.kind === 'fts' ? [...matchParts(m, 'f', 'foods_fts').conditions, ...conditions] : conditions;
+    where(count, countConditions);
+    return { page, count };
+  }
+
+  const byBrand = q.grouping.by === 'brand';
+  const groupKey = byBrand ? 'f.brand_id' : 'f.classification';
+  const groupName = byBrand ? 'b.name_key' : 'f.classification_fold';
+  const groupFrom = byBrand ? `${from} JOIN brands b ON b.id = f.brand_id` : from;
+  const ranked = q.grouping.order.field === 'rank' && rankTerms.length > 0;
+  const groupOrder = orderBy(ranked ? [['g.gbest', 'asc']] : [['g.gname', 'asc'], ['g.gkey', 'asc']], q.grouping.order.direction);
+  const cte = new Sql().add(`WITH matched AS (SELECT f.rid, ${groupKey} AS gkey, ${groupName} AS gname,
+      ROW_NUMBER() OVER (ORDER BY ${foodOrder}) AS pos FROM ${groupFrom}`, ...orderParams, ...fromParams);
+  where(cte, conditions);
+  cte.add(`), g AS (SELECT rid, gkey, gname, pos, MIN(pos) OVER (PARTITION BY gkey) AS gbest,
+      ROW_NUMBER() OVER (PARTITION BY gkey ORDER BY pos) AS gpos FROM matched)`);
+  const limitSql = q.grouping.limit !== undefined ? 'WHERE g.gpos <= ?' : '';
+  const limitParams = q.grouping.limit !== undefined ? [q.grouping.limit] : [];
+  const page = new Sql().add(cte.text, ...cte.params)
+    .add(`SELECT ${columns} FROM g JOIN foods f ON f.rid = g.rid ${limitSql} ORDER BY ${groupOrder}, g.pos LIMIT ? OFFSET ?`,
+      ...limitParams, q.limit, q.offset);
+  const count = new Sql().add(cte.text, ...cte.params).add(`SELECT count(*) FROM g ${limitSql}`, ...limitParams);
+  return { page, count };
+}
+
+function namedListQuery(
+  table: string,
+  alias: string,
+  ftsTable: string,
+  conditions: Condition[],
+  match: Matcher,
+  direction: Direction,
+  paging: { limit: number; offset: number },
+): BuiltQuery {
+  const all = [...matchParts(match, alias, ftsTable).conditions, ...conditions];
+  const page = new Sql().add(`SELECT ${alias}.* FROM ${table} ${alias}`);
+  where(page, all);
+  page.add(`ORDER BY ${orderBy([[`${alias}.name_key`, 'asc'], [`${alias}.id`, 'asc']], direction)} LIMIT ? OFFSET ?`,
+    paging.limit, paging.offset);
+  const count = new Sql().add(`SELECT count(*) FROM ${table} ${alias}`);
+  where(count, all);
+  return { page, count };
+}
+
+/** `column IN (the foods passing the filters)`: the records those foods have. */
+function ofFoods(selectColumn: string, filters: FoodFilters, from = 'foods f'): Condition {
+  const conditions = foodConditions(filters);
+  const sql = new Sql().add(`SELECT ${selectColumn} FROM ${from}`);
+  where(sql, conditions);
+  return { sql: sql.text, params: sql.params };
+}
+
+/** `!A,B` on a whole list means "in neither A nor B": every id excluded. */
+function wholeListAsIdFilter(list: ListFilter | undefined): IdFilter | undefined {
+  if (!list) return undefined;
+  return list.inverted ? { include: [], exclude: list.values } : { include: list.values, exclude: [] };
+}
+
+export function brandsQuery(q: BrandQuery): BuiltQuery {
+  const conditions: Condition[] = [];
+  if (q.region) conditions.push({ sql: 'b.region = ?', params: [q.region] });
+  const filters: FoodFilters = { region: q.region, classifications: q.classifications, categories: q.categories, tags: q.tags };
+  if (hasFoodFilter(filters)) {
+    const sub = ofFoods('f.brand_id', filters);
+    conditions.push({ sql: `b.id IN (${sub.sql})`, params: sub.params });
+  }
+  return namedListQuery('brands', 'b', 'brands_fts', conditions, matcher(q.match), q.direction, q);
+}
+
+export function categoriesQuery(q: CategoryQuery): BuiltQuery {
+  const conditions: Condition[] = [];
+  if (q.region) conditions.push({ sql: 'c.region = ?', params: [q.region] });
+  if (q.isLeaf !== undefined) conditions.push({ sql: 'c.is_leaf = ?', params: [q.isLeaf ? 1 : 0] });
+  if (q.parents) {
+    const json = JSON.stringify(q.parents.values);
+    conditions.push(q.parents.inverted
+      ? { sql: '(c.parent_id IS NULL OR c.parent_id NOT IN (SELECT value FROM json_each(?)))', params: [json] }
+      : { sql: 'c.parent_id IN (SELECT value FROM json_each(?))', params: [json] });
+  }
+  const filters: FoodFilters = {
+    region: q.region, classifications: q.classifications, tags: q.tags, brands: wholeListAsIdFilter(q.brands),
+  };
+  if (hasFoodFilter(filters)) {
+    const sub = ofFoods('f.category_id', filters);
+    conditions.push({ sql: `c.id IN (${sub.sql})`, params: sub.params });
+  }
+  return namedListQuery('categories', 'c', 'categories_fts', conditions, matcher(q.match), q.direction, q);
+}
+
+export function tagsQuery(q: TagQuery): BuiltQuery {
+  const conditions: Condition[] = [];
+  const filters: FoodFilters = {
+    classifications: q.classifications, categories: q.categories, brands: wholeListAsIdFilter(q.brands),
+  };
+  if (hasFoodFilter(filters)) {
+    const sub = ofFoods('ft.tag_id', filters, 'food_tags ft JOIN foods f ON f.rid = ft.food_rid');
+    conditions.push({ sql: `t.id IN (${sub.sql})`, params: sub.params });
+  }
+  return namedListQuery('tags', 't', 'tags_fts', conditions, matcher(q.match), q.direction, q);
+}

@@ -1,0 +1,80 @@
+import type { Brand, Category, CategoryPathEntry, Food, Serving, Tag, Upc } from '../../domain/records.js';
+import type { Nutrients } from '../../domain/nutrients.js';
+import type { Region } from '../../domain/regions.js';
+
+export interface BrandRow { id: string; name: string; region: string; updated_at: number }
+export interface CategoryRow {
+  id: string; name: string; region: string; parent_id: string | null; is_leaf: number; hierarchy: string; updated_at: number;
+}
+export interface TagRow { id: string; name: string; name_key: string; updated_at: number }
+export interface FoodRow {
+  id: string; revision_id: string; region: string; brand_id: string; category_id: string; name: string;
+  classification: string; tag_ids: string; body: string; updated_at: number;
+}
+
+/** The columns every food query selects, in FoodRow's shape. */
+export const FOOD_COLUMNS = 'f.id, f.revision_id, f.region, f.brand_id, f.category_id, f.name, f.classification, f.tag_ids, f.body, f.updated_at';
+
+export function brandRowToBrand(row: BrandRow): Brand {
+  return { id: row.id, name: row.name, region: row.region as Region };
+}
+
+export function categoryRowToCategory(row: CategoryRow): Category {
+  return {
+    id: row.id,
+    region: row.region as Region,
+    name: row.name,
+    ...(row.parent_id !== null ? { parent: row.parent_id } : {}),
+    hierarchy: JSON.parse(row.hierarchy) as CategoryPathEntry[],
+    isLeaf: row.is_leaf === 1,
+  };
+}
+
+export function tagRowToTag(row: TagRow): Tag {
+  return { id: row.id, name: row.name };
+}
+
+interface FoodBody {
+  otherNames?: string[];
+  description?: string;
+  note?: string;
+  mass?: number;
+  volume?: number;
+  servings: Serving[];
+  upcs: Record<string, Upc>;
+  nutrients: Nutrients;
+}
+
+/** What a food row needs from the rest of the catalogue to become an API food. */
+export interface FoodContext {
+  brand(id: string): Brand | undefined;
+  category(id: string): Category | undefined;
+  /** Tags in name order. */
+  tags(ids: readonly string[]): Tag[];
+}
+
+/** Builds the API food (service.md 2.1 member order); optional members only when known. */
+export function foodRowToFood(row: FoodRow, context: FoodContext): Food {
+  const body = JSON.parse(row.body) as FoodBody;
+  const brand = context.brand(row.brand_id);
+  const category = context.category(row.category_id);
+  if (!brand || !category) throw new Error(`food ${row.id} refers to a missing brand or category`);
+  return {
+    foodId: row.id,
+    revisionId: row.revision_id,
+    region: row.region as Region,
+    brand,
+    category,
+    tags: context.tags(JSON.parse(row.tag_ids) as string[]),
+    name: row.name,
+    ...(body.otherNames !== undefined ? { otherNames: body.otherNames } : {}),
+    ...(body.description !== undefined ? { description: body.description } : {}),
+    ...(body.note !== undefined ? { note: body.note } : {}),
+    classification: row.classification,
+    ...(body.mass !== undefined ? { mass: body.mass } : {}),
+    ...(body.volume !== undefined ? { volume: body.volume } : {}),
+    servings: body.servings,
+    upcs: body.upcs,
+    nutrients: body.nutrients,
+  };
+}

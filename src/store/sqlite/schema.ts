@@ -1,0 +1,126 @@
+import type { Database } from 'better-sqlite3';
+import { GENERIC_BRAND_IDS, GENERIC_BRAND_NAME, REGIONS } from '../../domain/regions.js';
+import { fold } from '../../domain/text.js';
+
+export const SCHEMA_VERSION = 1;
+
+/**
+ * Text columns ending in `_key` hold folded text (lower case, no diacritics): name order
+ * and prefix matching run on them with BINARY collation, so indexes serve both.
+ * The FTS tables are contentless and index folded text too, so the JS folding is the only
+ * folding and queries and documents always agree.
+ */
+const DDL = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS brands (
+  rid INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  name TEXT NOT NULL,
+  name_key TEXT NOT NULL,
+  region TEXT NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS brands_name ON brands (name_key, id);
+CREATE INDEX IF NOT EXISTS brands_region_name ON brands (region, name_key, id);
+
+CREATE TABLE IF NOT EXISTS categories (
+  rid INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  name TEXT NOT NULL,
+  name_key TEXT NOT NULL,
+  region TEXT NOT NULL,
+  parent_id TEXT,
+  is_leaf INTEGER NOT NULL DEFAULT 1,
+  hierarchy TEXT NOT NULL DEFAULT '[]',
+  updated_at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS categories_name ON categories (name_key, id);
+CREATE INDEX IF NOT EXISTS categories_parent ON categories (parent_id);
+
+-- Every category with itself and each ancestor: expands a non-leaf id to its leaves.
+CREATE TABLE IF NOT EXISTS category_closure (
+  ancestor_id TEXT NOT NULL,
+  descendant_id TEXT NOT NULL,
+  PRIMARY KEY (ancestor_id, descendant_id)
+) WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS tags (
+  rid INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  name TEXT NOT NULL,
+  name_key TEXT NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS tags_name ON tags (name_key, id);
+
+CREATE TABLE IF NOT EXISTS foods (
+  rid INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  revision_id TEXT NOT NULL UNIQUE,
+  content_hash TEXT NOT NULL,
+  region TEXT NOT NULL,
+  brand_id TEXT NOT NULL,
+  category_id TEXT NOT NULL,
+  name TEXT NOT NULL,
+  name_key TEXT NOT NULL,
+  classification TEXT NOT NULL,
+  classification_key TEXT NOT NULL,
+  classification_fold TEXT NOT NULL,
+  tag_ids TEXT NOT NULL,
+  body TEXT NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS foods_name ON foods (name_key, id);
+CREATE INDEX IF NOT EXISTS foods_region_name ON foods (region, name_key, id);
+CREATE INDEX IF NOT EXISTS foods_brand ON foods (brand_id);
+CREATE INDEX IF NOT EXISTS foods_category ON foods (category_id);
+CREATE INDEX IF NOT EXISTS foods_classification ON foods (classification_key);
+
+CREATE TABLE IF NOT EXISTS food_tags (
+  tag_id TEXT NOT NULL,
+  food_rid INTEGER NOT NULL,
+  PRIMARY KEY (tag_id, food_rid)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS food_tags_food ON food_tags (food_rid);
+
+CREATE VIRTUAL TABLE IF NOT EXISTS foods_fts USING fts5 (
+  name, brand, classification, other_names, description,
+  content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 0'
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS brands_fts USING fts5 (
+  name, content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 0'
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS categories_fts USING fts5 (
+  name, content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 0'
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS tags_fts USING fts5 (
+  name, content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 0'
+);
+`;
+
+/** Creates the schema when missing and makes sure both generic brands exist. */
+export function migrate(db: Database): void {
+  db.exec(DDL);
+  const version = db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'schema_version'").get();
+  if (version && Number(version.value) > SCHEMA_VERSION) {
+    throw new Error(`database schema ${version.value} is newer than this program (${SCHEMA_VERSION}); upgrade foodlookup`);
+  }
+  const now = Date.now();
+  const setMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING');
+  const addBrand = db.prepare(
+    'INSERT INTO brands (id, name, name_key, region, updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING RETURNING rid',
+  );
+  const addBrandFts = db.prepare('INSERT INTO brands_fts (rowid, name) VALUES (?, ?)');
+  db.transaction(() => {
+    setMeta.run('schema_version', String(SCHEMA_VERSION));
+    setMeta.run('catalog_version', '1');
+    setMeta.run('last_modified', String(now));
+    for (const region of REGIONS) {
+      const row = addBrand.get(GENERIC_BRAND_IDS[region], GENERIC_BRAND_NAME, fold(GENERIC_BRAND_NAME), region, now) as
+        | { rid: number }
+        | undefined;
+      if (row) addBrandFts.run(row.rid, fold(GENERIC_BRAND_NAME));
+    }
+  })();
+}

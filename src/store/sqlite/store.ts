@@ -1,0 +1,195 @@
+import Database from 'better-sqlite3';
+import type { Database as Db, Statement } from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Brand, Category, Food, Tag } from '../../domain/records.js';
+import { isUuid, normaliseId } from '../../domain/ids.js';
+import type {
+  BrandQuery, CatalogState, CatalogStore, CategoryQuery, FoodHit, FoodQuery, ImportTransaction, NameSearchHit, Page,
+  Stamped, TagQuery,
+} from '../catalog-store.js';
+import { migrate } from './schema.js';
+import { SqliteImport } from './writer.js';
+import {
+  FOOD_COLUMNS, brandRowToBrand, categoryRowToCategory, foodRowToFood, tagRowToTag,
+  type BrandRow, type CategoryRow, type FoodContext, type FoodRow, type TagRow,
+} from './records.js';
+import { brandsQuery, categoriesQuery, foodsQuery, tagsQuery, type BuiltQuery } from './queries.js';
+import { ftsExpression } from './matching.js';
+
+/**
+ * Brands, categories and tags of one catalogue version, held in memory: every food response
+ * embeds them, and they are few next to the foods. Rebuilt when the version moves.
+ */
+class Dictionary implements FoodContext {
+  readonly brands = new Map<string, Stamped<Brand>>();
+  readonly categories = new Map<string, Stamped<Category>>();
+  readonly tagsById = new Map<string, Stamped<Tag> & { order: number }>();
+
+  constructor(readonly state: CatalogState, db: Db) {
+    for (const row of db.prepare('SELECT id, name, region, updated_at FROM brands').all() as BrandRow[]) {
+      this.brands.set(row.id, { value: brandRowToBrand(row), lastModified: row.updated_at });
+    }
+    const categoryRows = db.prepare('SELECT id, name, region, parent_id, is_leaf, hierarchy, updated_at FROM categories').all() as CategoryRow[];
+    for (const row of categoryRows) {
+      this.categories.set(row.id, { value: categoryRowToCategory(row), lastModified: row.updated_at });
+    }
+    const tagRows = db.prepare('SELECT id, name, name_key, updated_at FROM tags ORDER BY name_key, id').all() as TagRow[];
+    tagRows.forEach((row, order) => this.tagsById.set(row.id, { value: tagRowToTag(row), lastModified: row.updated_at, order }));
+  }
+
+  brand(id: string): Brand | undefined {
+    return this.brands.get(id)?.value;
+  }
+
+  category(id: string): Category | undefined {
+    return this.categories.get(id)?.value;
+  }
+
+  tags(ids: readonly string[]): Tag[] {
+    const found = ids.map((id) => this.tagsById.get(id)).filter((t) => t !== undefined);
+    return found.sort((a, b) => a.order - b.order).map((t) => t.value);
+  }
+}
+
+export interface SqliteStoreOptions {
+  /** Open for reading only (serving); imports need a writable store. */
+  readonly readonly?: boolean;
+}
+
+export class SqliteCatalogStore implements CatalogStore {
+  private readonly db: Db;
+  private dictionary: Dictionary | undefined;
+  private readonly stateStatement: Statement<[], { key: string; value: string }>;
+  private readonly foodById: Statement<[string, string], FoodRow>;
+  private readonly statements = new Map<string, Statement>();
+
+  constructor(readonly path: string, options: SqliteStoreOptions = {}) {
+    if (!options.readonly && path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    this.db = new Database(path, { fileMustExist: options.readonly ?? false });
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.pragma('cache_size = -65536');
+    if (!options.readonly) migrate(this.db);
+    this.stateStatement = this.db.prepare("SELECT key, value FROM meta WHERE key IN ('catalog_version', 'last_modified')");
+    this.foodById = this.db.prepare(`SELECT ${FOOD_COLUMNS} FROM foods f WHERE f.id = ? OR f.revision_id = ? LIMIT 1`);
+  }
+
+  /** The underlying connection, for the token store that shares the database file. */
+  get connection(): Db {
+    return this.db;
+  }
+
+  private readState(): CatalogState {
+    let version = 0;
+    let lastModified = 0;
+    for (const row of this.stateStatement.all()) {
+      if (row.key === 'catalog_version') version = Number(row.value);
+      else lastModified = Number(row.value);
+    }
+    return { version, lastModified };
+  }
+
+  /** The dictionary of the current catalogue version (one indexed read to check). */
+  private current(): Dictionary {
+    const state = this.readState();
+    if (this.dictionary?.state.version !== state.version) this.dictionary = new Dictionary(state, this.db);
+    return this.dictionary;
+  }
+
+  state(): Promise<CatalogState> {
+    return Promise.resolve(this.current().state);
+  }
+
+  food(idOrRevision: string): Promise<Stamped<Food> | undefined> {
+    if (!isUuid(idOrRevision)) return Promise.resolve(undefined);
+    const id = normaliseId(idOrRevision);
+    const dictionary = this.current();
+    const row = this.foodById.get(id, id);
+    return Promise.resolve(row ? { value: foodRowToFood(row, dictionary), lastModified: row.updated_at } : undefined);
+  }
+
+  brand(id: string): Promise<Stamped<Brand> | undefined> {
+    return Promise.resolve(this.current().brands.get(normaliseId(id)));
+  }
+
+  category(id: string): Promise<Stamped<Category> | undefined> {
+    return Promise.resolve(this.current().categories.get(normaliseId(id)));
+  }
+
+  tag(id: string): Promise<Stamped<Tag> | undefined> {
+    const tag = this.current().tagsById.get(normaliseId(id));
+    return Promise.resolve(tag ? { value: tag.value, lastModified: tag.lastModified } : undefined);
+  }
+
+  private prepared(sql: string): Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      if (this.statements.size > 500) this.statements.clear();
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  private run<T>(built: BuiltQuery): { total: number; rows: T[] } {
+    const rows = this.prepared(built.page.text).all(...built.page.params) as T[];
+    const total = this.prepared(built.count.text).pluck().get(...built.count.params) as number;
+    return { total, rows };
+  }
+
+  foods(query: FoodQuery): Promise<Page<FoodHit>> {
+    const dictionary = this.current();
+    const columns = `${FOOD_COLUMNS}, f.classification AS g_classification`;
+    const { total, rows } = this.run<FoodRow & { g_classification: string }>(foodsQuery(query, columns));
+    const by = query.grouping?.by;
+    const items = rows.map((row): FoodHit => {
+      const food = foodRowToFood(row, dictionary);
+      if (by === 'brand') return { food, grouping: { name: food.brand.name, id: food.brand.id } };
+      if (by === 'classification') return { food, grouping: { name: row.g_classification } };
+      return { food };
+    });
+    return Promise.resolve({ total, items });
+  }
+
+  brands(query: BrandQuery): Promise<Page<Brand>> {
+    const { total, rows } = this.run<BrandRow>(brandsQuery(query));
+    return Promise.resolve({ total, items: rows.map(brandRowToBrand) });
+  }
+
+  categories(query: CategoryQuery): Promise<Page<Category>> {
+    const { total, rows } = this.run<CategoryRow>(categoriesQuery(query));
+    return Promise.resolve({ total, items: rows.map(categoryRowToCategory) });
+  }
+
+  tags(query: TagQuery): Promise<Page<Tag>> {
+    const { total, rows } = this.run<TagRow>(tagsQuery(query));
+    return Promise.resolve({ total, items: rows.map(tagRowToTag) });
+  }
+
+  searchFoodNames(words: readonly string[], limit: number): Promise<readonly NameSearchHit[]> {
+    const clean = words.filter((w) => /^[\p{L}\p{N}]+$/u.test(w));
+    if (clean.length === 0 || clean.length !== words.length) return Promise.resolve([]);
+    const expression = `name : (${ftsExpression(clean.map((text) => ({ text, prefix: false })))})`;
+    const rows = this.prepared(`SELECT f.id, f.name, f.category_id FROM foods_fts m JOIN foods f ON f.rid = m.rowid
+        WHERE foods_fts MATCH ? ORDER BY bm25(foods_fts, 10.0, 0.0, 0.0, 0.0, 0.0), f.name_key, f.id LIMIT ?`)
+      .all(expression, limit) as { id: string; name: string; category_id: string }[];
+    const dictionary = this.current();
+    return Promise.resolve(rows.map((row) => ({
+      id: row.id,
+      name: row.name,
+      categoryId: row.category_id,
+      categoryName: dictionary.category(row.category_id)?.name ?? '',
+    })));
+  }
+
+  beginImport(options: { readonly replace: boolean }): Promise<ImportTransaction> {
+    return Promise.resolve(new SqliteImport(this.db, options.replace));
+  }
+
+  close(): Promise<void> {
+    if (this.db.open) this.db.close();
+    return Promise.resolve();
+  }
+}

@@ -1,0 +1,392 @@
+import type { Database, Statement } from 'better-sqlite3';
+import type { CatalogBrand, CatalogCategory, CatalogFood, CatalogRecord, CatalogTag, CategoryPathEntry } from '../../domain/records.js';
+import { describeSource } from '../../domain/records.js';
+import { GENERIC_BRAND_IDS, GENERIC_BRAND_NAME } from '../../domain/regions.js';
+import { deriveRevisionId } from '../../domain/revision.js';
+import { fold } from '../../domain/text.js';
+import { RecordRejected, type ImportTransaction, type PutOutcome } from '../catalog-store.js';
+
+type PutRecord = Exclude<CatalogRecord, { kind: 'invalid' }>;
+
+const GENERIC_IDS: ReadonlySet<string> = new Set(Object.values(GENERIC_BRAND_IDS));
+
+/** At most this many problems of one kind are listed; the rest are counted. */
+const PROBLEM_SAMPLE = 20;
+
+/** Food columns that are not looked up by id: stored as one JSON text. */
+function foodBody(food: CatalogFood): string {
+  return JSON.stringify({
+    otherNames: food.otherNames,
+    description: food.description,
+    note: food.note,
+    mass: food.mass,
+    volume: food.volume,
+    servings: food.servings,
+    upcs: food.upcs,
+    nutrients: food.nutrients,
+  });
+}
+
+interface CategoryRow {
+  id: string;
+  name: string;
+  region: string;
+  parent_id: string | null;
+  is_leaf: number;
+  hierarchy: string;
+}
+
+/**
+ * One import in one SQLite transaction. Records are upserted as they arrive; the rules that
+ * need the whole catalogue run in `check()`, and derived data (category hierarchy, leaf
+ * flags, closure, dependent foods' change times) is rebuilt there for what changed.
+ */
+export class SqliteImport implements ImportTransaction {
+  private readonly now = Date.now();
+  private readonly changedBrands = new Set<string>();
+  private readonly renamedBrands = new Set<string>();
+  private readonly changedCategories = new Set<string>();
+  private readonly changedTags = new Set<string>();
+  private changedFoods = 0;
+  private open = true;
+  private readonly s: Record<string, Statement>;
+
+  constructor(
+    private readonly db: Database,
+    private readonly replace: boolean,
+  ) {
+    db.exec('BEGIN IMMEDIATE');
+    db.exec(`CREATE TEMP TABLE IF NOT EXISTS import_seen (
+      kind TEXT NOT NULL, id TEXT NOT NULL, source TEXT NOT NULL, PRIMARY KEY (kind, id)) WITHOUT ROWID`);
+    db.exec('DELETE FROM temp.import_seen');
+    this.s = {
+      seen: db.prepare('INSERT OR REPLACE INTO temp.import_seen (kind, id, source) VALUES (?, ?, ?)'),
+      brandGet: db.prepare('SELECT rid, name, region FROM brands WHERE id = ?'),
+      brandIns: db.prepare('INSERT INTO brands (id, name, name_key, region, updated_at) VALUES (?, ?, ?, ?, ?)'),
+      brandUpd: db.prepare('UPDATE brands SET name = ?, name_key = ?, region = ?, updated_at = ? WHERE rid = ?'),
+      brandFtsDel: db.prepare('DELETE FROM brands_fts WHERE rowid = ?'),
+      brandFtsIns: db.prepare('INSERT INTO brands_fts (rowid, name) VALUES (?, ?)'),
+      catGet: db.prepare('SELECT rid, name, region, parent_id FROM categories WHERE id = ?'),
+      catIns: db.prepare('INSERT INTO categories (id, name, name_key, region, parent_id, updated_at) VALUES (?, ?, ?, ?, ?, ?)'),
+      catUpd: db.prepare('UPDATE categories SET name = ?, name_key = ?, region = ?, parent_id = ?, updated_at = ? WHERE rid = ?'),
+      catFtsDel: db.prepare('DELETE FROM categories_fts WHERE rowid = ?'),
+      catFtsIns: db.prepare('INSERT INTO categories_fts (rowid, name) VALUES (?, ?)'),
+      catHasChild: db.prepare('SELECT 1 FROM categories WHERE parent_id = ? LIMIT 1'),
+      tagGet: db.prepare('SELECT rid, name FROM tags WHERE id = ?'),
+      tagIns: db.prepare('INSERT INTO tags (id, name, name_key, updated_at) VALUES (?, ?, ?, ?)'),
+      tagUpd: db.prepare('UPDATE tags SET name = ?, name_key = ?, updated_at = ? WHERE rid = ?'),
+      tagFtsDel: db.prepare('DELETE FROM tags_fts WHERE rowid = ?'),
+      tagFtsIns: db.prepare('INSERT INTO tags_fts (rowid, name) VALUES (?, ?)'),
+      foodGet: db.prepare('SELECT rid, revision_id, content_hash FROM foods WHERE id = ?'),
+      foodByRevision: db.prepare('SELECT id FROM foods WHERE revision_id = ? AND id <> ?'),
+      foodIns: db.prepare(`INSERT INTO foods (id, revision_id, content_hash, region, brand_id, category_id, name, name_key,
+        classification, classification_key, classification_fold, tag_ids, body, updated_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      foodUpd: db.prepare(`UPDATE foods SET revision_id = ?, content_hash = ?, region = ?, brand_id = ?, category_id = ?,
+        name = ?, name_key = ?, classification = ?, classification_key = ?, classification_fold = ?, tag_ids = ?, body = ?, updated_at = ? WHERE rid = ?`),
+      foodFtsDel: db.prepare('DELETE FROM foods_fts WHERE rowid = ?'),
+      foodFtsIns: db.prepare(
+        'INSERT INTO foods_fts (rowid, name, brand, classification, other_names, description) VALUES (?, ?, ?, ?, ?, ?)',
+      ),
+      foodTagsDel: db.prepare('DELETE FROM food_tags WHERE food_rid = ?'),
+      foodTagsIns: db.prepare('INSERT INTO food_tags (tag_id, food_rid) VALUES (?, ?)'),
+    };
+  }
+
+  put(record: PutRecord): Promise<PutOutcome> {
+    const source = describeSource(record.source);
+    let outcome: PutOutcome;
+    switch (record.kind) {
+      case 'brand':
+        outcome = this.putBrand(record.value);
+        break;
+      case 'category':
+        outcome = this.putCategory(record.value);
+        break;
+      case 'tag':
+        outcome = this.putTag(record.value);
+        break;
+      case 'food':
+        outcome = this.putFood(record.value);
+        break;
+    }
+    const id = record.kind === 'food' ? record.value.foodId : record.value.id;
+    this.s['seen']!.run(record.kind, id, source);
+    return Promise.resolve(outcome);
+  }
+
+  private putBrand(brand: CatalogBrand): PutOutcome {
+    const row = this.s['brandGet']!.get(brand.id) as { rid: number; name: string; region: string } | undefined;
+    if (GENERIC_IDS.has(brand.id) && (brand.name !== GENERIC_BRAND_NAME || GENERIC_BRAND_IDS[brand.region] !== brand.id)) {
+      throw new RecordRejected(`brand ${brand.id} is the generic '${GENERIC_BRAND_NAME}' brand of its region: it may be listed only unchanged`);
+    }
+    if (row && row.name === brand.name && row.region === brand.region) return 'unchanged';
+    const key = fold(brand.name);
+    this.changedBrands.add(brand.id);
+    if (!row) {
+      const { lastInsertRowid } = this.s['brandIns']!.run(brand.id, brand.name, key, brand.region, this.now);
+      this.s['brandFtsIns']!.run(lastInsertRowid, key);
+      return 'added';
+    }
+    if (row.name !== brand.name) this.renamedBrands.add(brand.id);
+    this.s['brandUpd']!.run(brand.name, key, brand.region, this.now, row.rid);
+    this.s['brandFtsDel']!.run(row.rid);
+    this.s['brandFtsIns']!.run(row.rid, key);
+    return 'changed';
+  }
+
+  private putCategory(category: CatalogCategory): PutOutcome {
+    const row = this.s['catGet']!.get(category.id) as
+      | { rid: number; name: string; region: string; parent_id: string | null }
+      | undefined;
+    const parent = category.parent ?? null;
+    if (row && row.name === category.name && row.region === category.region && row.parent_id === parent) return 'unchanged';
+    const key = fold(category.name);
+    this.changedCategories.add(category.id);
+    if (!row) {
+      const { lastInsertRowid } = this.s['catIns']!.run(category.id, category.name, key, category.region, parent, this.now);
+      this.s['catFtsIns']!.run(lastInsertRowid, key);
+      return 'added';
+    }
+    this.s['catUpd']!.run(category.name, key, category.region, parent, this.now, row.rid);
+    this.s['catFtsDel']!.run(row.rid);
+    this.s['catFtsIns']!.run(row.rid, key);
+    return 'changed';
+  }
+
+  private putTag(tag: CatalogTag): PutOutcome {
+    const row = this.s['tagGet']!.get(tag.id) as { rid: number; name: string } | undefined;
+    if (row && row.name === tag.name) return 'unchanged';
+    const key = fold(tag.name);
+    this.changedTags.add(tag.id);
+    if (!row) {
+      const { lastInsertRowid } = this.s['tagIns']!.run(tag.id, tag.name, key, this.now);
+      this.s['tagFtsIns']!.run(lastInsertRowid, key);
+      return 'added';
+    }
+    this.s['tagUpd']!.run(tag.name, key, this.now, row.rid);
+    this.s['tagFtsDel']!.run(row.rid);
+    this.s['tagFtsIns']!.run(row.rid, key);
+    return 'changed';
+  }
+
+  private putFood(food: CatalogFood): PutOutcome {
+    const contentHash = deriveRevisionId(food);
+    const revision = food.revisionId ?? contentHash;
+    const row = this.s['foodGet']!.get(food.foodId) as { rid: number; revision_id: string; content_hash: string } | undefined;
+    if (row && row.revision_id === revision && row.content_hash === contentHash) return 'unchanged';
+
+    const brand = this.s['brandGet']!.get(food.brand) as { name: string; region: string } | undefined;
+    if (!brand) {
+      throw new RecordRejected(`brand ${food.brand} does not exist (a brand must come before the foods that use it, or already be in the catalogue)`);
+    }
+    if (brand.region !== food.region) throw new RecordRejected(`brand ${food.brand} is in region ${brand.region}, the food in ${food.region}`);
+    const category = this.s['catGet']!.get(food.category) as { region: string } | undefined;
+    if (!category) {
+      throw new RecordRejected(`category ${food.category} does not exist (a category must come before the foods in it, or already be in the catalogue)`);
+    }
+    if (category.region !== food.region) {
+      throw new RecordRejected(`category ${food.category} is in region ${category.region}, the food in ${food.region}`);
+    }
+    if (this.s['catHasChild']!.get(food.category)) throw new RecordRejected(`category ${food.category} is not a leaf: it has child categories`);
+    for (const tag of food.tags) {
+      if (!this.s['tagGet']!.get(tag)) throw new RecordRejected(`tag ${tag} does not exist (a tag must come before the foods that carry it)`);
+    }
+    // A derived revision covers the foodId, so only a given one can clash with another food's.
+    const clash = food.revisionId ? (this.s['foodByRevision']!.get(revision, food.foodId) as { id: string } | undefined) : undefined;
+    if (clash) throw new RecordRejected(`revisionId ${revision} is already the revision of food ${clash.id}`);
+
+    const columns = [
+      revision, contentHash, food.region, food.brand, food.category, food.name, fold(food.name),
+      food.classification, food.classification.toLowerCase(), fold(food.classification), JSON.stringify(food.tags), foodBody(food), this.now,
+    ] as const;
+    let rid: number | bigint;
+    if (row) {
+      this.s['foodUpd']!.run(...columns, row.rid);
+      rid = row.rid;
+      this.s['foodFtsDel']!.run(rid);
+      this.s['foodTagsDel']!.run(rid);
+    } else {
+      rid = this.s['foodIns']!.run(food.foodId, ...columns).lastInsertRowid;
+    }
+    this.s['foodFtsIns']!.run(
+      rid, fold(food.name), fold(brand.name), fold(food.classification),
+      fold((food.otherNames ?? []).join(' \n ')), fold(food.description ?? ''),
+    );
+    for (const tag of food.tags) this.s['foodTagsIns']!.run(tag, rid);
+    this.changedFoods++;
+    return row ? 'changed' : 'added';
+  }
+
+  /** Where a record of this import came from, for messages. */
+  private sourceOf(kind: string, id: string): string {
+    const row = this.db.prepare('SELECT source FROM temp.import_seen WHERE kind = ? AND id = ?').get(kind, id) as
+      | { source: string }
+      | undefined;
+    return row ? ` (${row.source})` : ' (already in the catalogue)';
+  }
+
+  /** Removes what a --replace import did not list. */
+  private deleteUnseen(): void {
+    const unseenFoods = this.db
+      .prepare("SELECT rid FROM foods WHERE id NOT IN (SELECT id FROM temp.import_seen WHERE kind = 'food')")
+      .pluck()
+      .all() as number[];
+    for (const rid of unseenFoods) {
+      this.s['foodFtsDel']!.run(rid);
+      this.s['foodTagsDel']!.run(rid);
+    }
+    this.db.prepare("DELETE FROM foods WHERE id NOT IN (SELECT id FROM temp.import_seen WHERE kind = 'food')").run();
+    this.changedFoods += unseenFoods.length;
+    const drop = (table: string, fts: string, kind: string, keep: readonly string[] = []): number => {
+      const keepList = keep.map((id) => `'${id}'`).join(',') || "''";
+      const where = `id NOT IN (SELECT id FROM temp.import_seen WHERE kind = '${kind}') AND id NOT IN (${keepList})`;
+      const rids = this.db.prepare(`SELECT rid FROM ${table} WHERE ${where}`).pluck().all() as number[];
+      for (const rid of rids) this.db.prepare(`DELETE FROM ${fts} WHERE rowid = ?`).run(rid);
+      return this.db.prepare(`DELETE FROM ${table} WHERE ${where}`).run().changes;
+    };
+    const dropped = drop('tags', 'tags_fts', 'tag') + drop('brands', 'brands_fts', 'brand', [...GENERIC_IDS]);
+    const droppedCategories = drop('categories', 'categories_fts', 'category');
+    if (droppedCategories > 0) this.changedCategories.add('');
+    this.changedFoods += dropped + droppedCategories;
+  }
+
+  /** Recomputes hierarchy, leaf flags and the closure; returns tree problems. */
+  private rebuildCategories(problems: string[]): void {
+    const rows = this.db.prepare('SELECT id, name, region, parent_id, is_leaf, hierarchy FROM categories').all() as CategoryRow[];
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    const children = new Set<string>();
+    for (const row of rows) {
+      if (row.parent_id === null) continue;
+      const parent = byId.get(row.parent_id);
+      if (!parent) {
+        problems.push(`category ${row.id}${this.sourceOf('category', row.id)}: parent ${row.parent_id} does not exist`);
+        continue;
+      }
+      if (parent.region !== row.region) {
+        problems.push(`category ${row.id}${this.sourceOf('category', row.id)}: parent ${parent.id} is in region ${parent.region}, the category in ${row.region}`);
+      }
+      children.add(row.parent_id);
+    }
+    const paths = new Map<string, CategoryPathEntry[]>();
+    const pathOf = (start: CategoryRow): CategoryPathEntry[] | undefined => {
+      const chain: CategoryRow[] = [];
+      const onChain = new Set<string>();
+      let node: CategoryRow | undefined = start;
+      while (node && !paths.has(node.id)) {
+        if (onChain.has(node.id)) return undefined;
+        onChain.add(node.id);
+        chain.push(node);
+        node = node.parent_id === null ? undefined : byId.get(node.parent_id);
+      }
+      let path = node ? paths.get(node.id)! : [];
+      for (const entry of chain.reverse()) {
+        path = [...path, { id: entry.id, name: entry.name }];
+        paths.set(entry.id, path);
+      }
+      return paths.get(start.id);
+    };
+    const update = this.db.prepare('UPDATE categories SET is_leaf = ?, hierarchy = ?, updated_at = ? WHERE id = ?');
+    const updateDerived = this.db.prepare('UPDATE categories SET is_leaf = ?, hierarchy = ? WHERE id = ?');
+    this.db.exec('DELETE FROM category_closure');
+    const closure = this.db.prepare('INSERT INTO category_closure (ancestor_id, descendant_id) VALUES (?, ?)');
+    for (const row of rows) {
+      const path = pathOf(row);
+      if (!path) {
+        problems.push(`category ${row.id}${this.sourceOf('category', row.id)}: its parents form a cycle`);
+        continue;
+      }
+      for (const ancestor of path) closure.run(ancestor.id, row.id);
+      const isLeaf = children.has(row.id) ? 0 : 1;
+      const hierarchy = JSON.stringify(path);
+      if (hierarchy !== row.hierarchy || isLeaf !== row.is_leaf) {
+        // A renamed ancestor changes this category's representation: it counts as changed.
+        if (hierarchy !== row.hierarchy && row.hierarchy !== '[]') {
+          update.run(isLeaf, hierarchy, this.now, row.id);
+          this.changedCategories.add(row.id);
+        } else {
+          updateDerived.run(isLeaf, hierarchy, row.id);
+        }
+      }
+    }
+  }
+
+  private listProblems(problems: string[], sql: string, describe: (row: Record<string, string>) => string): void {
+    const rows = this.db.prepare(`${sql} LIMIT ${PROBLEM_SAMPLE + 1}`).all() as Record<string, string>[];
+    for (const row of rows.slice(0, PROBLEM_SAMPLE)) problems.push(describe(row));
+    if (rows.length > PROBLEM_SAMPLE) problems.push('… and more of the same kind');
+  }
+
+  check(): Promise<readonly string[]> {
+    const problems: string[] = [];
+    if (this.replace) this.deleteUnseen();
+    if (this.changedCategories.size > 0) this.rebuildCategories(problems);
+    const at = (id: string): string => this.sourceOf('food', id);
+    this.listProblems(problems,
+      `SELECT f.id, f.category_id FROM foods f JOIN categories c ON c.id = f.category_id WHERE c.is_leaf = 0`,
+      (r) => `food ${r['id']}${at(r['id']!)}: category ${r['category_id']} is not a leaf (it has child categories)`);
+    if (this.replace || this.changedBrands.size > 0 || this.changedCategories.size > 0 || this.changedTags.size > 0) {
+      this.listProblems(problems,
+        'SELECT f.id, f.brand_id FROM foods f LEFT JOIN brands b ON b.id = f.brand_id WHERE b.id IS NULL',
+        (r) => `food ${r['id']}${at(r['id']!)}: brand ${r['brand_id']} does not exist`);
+      this.listProblems(problems,
+        'SELECT f.id, f.category_id FROM foods f LEFT JOIN categories c ON c.id = f.category_id WHERE c.id IS NULL',
+        (r) => `food ${r['id']}${at(r['id']!)}: category ${r['category_id']} does not exist`);
+      this.listProblems(problems,
+        'SELECT f.id, b.id AS brand_id, b.region FROM foods f JOIN brands b ON b.id = f.brand_id WHERE b.region <> f.region',
+        (r) => `food ${r['id']}${at(r['id']!)}: brand ${r['brand_id']} is now in region ${r['region']}`);
+      this.listProblems(problems,
+        'SELECT f.id, c.id AS category_id, c.region FROM foods f JOIN categories c ON c.id = f.category_id WHERE c.region <> f.region',
+        (r) => `food ${r['id']}${at(r['id']!)}: category ${r['category_id']} is now in region ${r['region']}`);
+      this.listProblems(problems,
+        'SELECT f.id, ft.tag_id FROM food_tags ft JOIN foods f ON f.rid = ft.food_rid LEFT JOIN tags t ON t.id = ft.tag_id WHERE t.id IS NULL',
+        (r) => `food ${r['id']}${at(r['id']!)}: tag ${r['tag_id']} does not exist`);
+    }
+    if (problems.length === 0) this.propagateChanges();
+    return Promise.resolve(problems);
+  }
+
+  /** Foods show their brand, category path and tags: when those change, so do the foods. */
+  private propagateChanges(): void {
+    const list = (ids: Set<string>): string => JSON.stringify([...ids]);
+    if (this.changedBrands.size + this.changedCategories.size + this.changedTags.size > 0) {
+      const touched = this.db.prepare(`UPDATE foods SET updated_at = ? WHERE updated_at <> ? AND (
+          brand_id IN (SELECT value FROM json_each(?))
+          OR category_id IN (SELECT value FROM json_each(?))
+          OR rid IN (SELECT food_rid FROM food_tags WHERE tag_id IN (SELECT value FROM json_each(?))))`)
+        .run(this.now, this.now, list(this.changedBrands), list(this.changedCategories), list(this.changedTags));
+      this.changedFoods += touched.changes;
+    }
+    if (this.renamedBrands.size > 0) {
+      const rows = this.db.prepare(`SELECT f.rid, f.name, f.classification, f.body, b.name AS brand FROM foods f
+          JOIN brands b ON b.id = f.brand_id WHERE f.brand_id IN (SELECT value FROM json_each(?))`)
+        .all(list(this.renamedBrands)) as { rid: number; name: string; classification: string; body: string; brand: string }[];
+      for (const row of rows) {
+        const body = JSON.parse(row.body) as { otherNames?: string[]; description?: string };
+        this.s['foodFtsDel']!.run(row.rid);
+        this.s['foodFtsIns']!.run(row.rid, fold(row.name), fold(row.brand), fold(row.classification),
+          fold((body.otherNames ?? []).join(' \n ')), fold(body.description ?? ''));
+      }
+    }
+    if (this.changedFoods + this.changedBrands.size + this.changedCategories.size + this.changedTags.size > 0) {
+      this.db.prepare("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'catalog_version'").run();
+      this.db.prepare("UPDATE meta SET value = ? WHERE key = 'last_modified'").run(String(this.now));
+    }
+  }
+
+  commit(): Promise<void> {
+    if (this.open) {
+      this.open = false;
+      this.db.exec('COMMIT');
+    }
+    return Promise.resolve();
+  }
+
+  rollback(): Promise<void> {
+    if (this.open) {
+      this.open = false;
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+    }
+    return Promise.resolve();
+  }
+}

@@ -1,0 +1,57 @@
+import type { Config } from '../config.js';
+import type { CatalogStore } from '../store/catalog-store.js';
+import { SqliteCatalogStore } from '../store/sqlite/store.js';
+import { SqliteTokenStore } from '../store/sqlite/token-store.js';
+import { MemoryCounters, type QuotaCounters } from './counters.js';
+import { RedisCounters } from './redis-counters.js';
+import { StaticTokens } from './static-tokens.js';
+import { TokenAuthenticator, type TokenAuthenticatorOptions } from './token-authenticator.js';
+import type { TokenStore } from './token-store.js';
+
+export interface OpenTokenStoreOptions {
+  /** Create the database file when missing (`tokens create`); otherwise a missing file is an error. */
+  readonly create?: boolean;
+  /** The server's catalogue store: an in-memory SQLite catalogue is shared, since a second connection could not see it. */
+  readonly catalogue?: CatalogStore;
+  /** How long a write may wait for another writer (see SqliteTokenStoreOptions). */
+  readonly busyTimeoutMs?: number;
+}
+
+/** The token store of the configured database: tokens live beside the catalogue (contract C5). */
+export function openTokenStore(config: Config, options: OpenTokenStoreOptions = {}): TokenStore {
+  if (config.databaseUrl) {
+    throw new Error('DATABASE_URL is set, but the PostgreSQL token store is not built yet: unset it to use the SQLite file');
+  }
+  if (config.dbPath === ':memory:' && options.catalogue instanceof SqliteCatalogStore) {
+    return new SqliteTokenStore(options.catalogue.connection);
+  }
+  return SqliteTokenStore.open(config.dbPath, {
+    create: options.create ?? false,
+    ...(options.busyTimeoutMs !== undefined ? { busyTimeoutMs: options.busyTimeoutMs } : {}),
+  });
+}
+
+/** Counters in Redis when REDIS_URL is set (shared by replicas), else in this process. */
+export function openCounters(config: Config): QuotaCounters {
+  return config.redisUrl ? new RedisCounters({ url: config.redisUrl }) : new MemoryCounters();
+}
+
+/**
+ * The server's authenticator: FOODLOOKUP_TOKENS, stored tokens and quotas. Close it before the
+ * catalogue store (it writes pending last-use times, possibly through a shared connection).
+ */
+export function openAuthenticator(
+  config: Config,
+  catalogue: CatalogStore,
+  options: Partial<Omit<TokenAuthenticatorOptions, 'staticTokens' | 'store' | 'counters'>> = {},
+): TokenAuthenticator {
+  return new TokenAuthenticator({
+    ...options,
+    staticTokens: new StaticTokens(config.tokens),
+    // Its own connection with a short busy timeout: a long import holding the write lock must
+    // not stall request handling (better-sqlite3 waits synchronously); a last-use write that
+    // meets the lock is retried at the next flush.
+    store: openTokenStore(config, { catalogue, busyTimeoutMs: 100 }),
+    counters: openCounters(config),
+  });
+}

@@ -1,0 +1,101 @@
+import { spawn } from 'node:child_process';
+import { loadConfig } from '../../src/config.js';
+import { CLI, ROOT } from './paths.js';
+import { startServer, type RunningServer } from '../../src/server.js';
+
+export const TEST_TOKEN = 'test-token-0123456789';
+
+export interface TestServer extends RunningServer {
+  /** GET with the test token (unless `token: null`), returning status, headers and parsed body. */
+  get(path: string, options?: { token?: string | null; headers?: Record<string, string> }): Promise<TestResponse>;
+  fetch(path: string, init?: RequestInit & { token?: string | null }): Promise<Response>;
+}
+
+export interface TestResponse {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: unknown;
+  readonly text: string;
+}
+
+export function basic(token: string): string {
+  return `Basic ${Buffer.from(`${token}:`).toString('base64')}`;
+}
+
+/**
+ * The real server on a free port of 127.0.0.1 (or `options.host`, e.g. `::1`) over a real SQLite
+ * file; `env` adds settings such as REDIS_URL or FOODLOOKUP_TRUST_PROXY.
+ */
+export async function startTestServer(db: string, env: Record<string, string> = {}, options: { host?: string } = {}): Promise<TestServer> {
+  const config = loadConfig({ db, port: '0', host: options.host ?? '127.0.0.1' }, { FOODLOOKUP_TOKENS: TEST_TOKEN, LOG_LEVEL: 'silent', ...env });
+  const server = await startServer(config, { handleSignals: false });
+  const doFetch = (path: string, init: RequestInit & { token?: string | null } = {}): Promise<Response> => {
+    const { token = TEST_TOKEN, ...rest } = init;
+    const headers = new Headers(rest.headers);
+    if (token !== null && !headers.has('authorization')) headers.set('authorization', basic(token));
+    return fetch(server.url + path, { ...rest, headers });
+  };
+  return {
+    ...server,
+    fetch: doFetch,
+    async get(path, options = {}) {
+      const response = await doFetch(path, { token: options.token, headers: options.headers ?? {} });
+      const text = await response.text();
+      let body: unknown = undefined;
+      if (text !== '' && (response.headers.get('content-type') ?? '').includes('json')) body = JSON.parse(text);
+      return { status: response.status, headers: response.headers, body, text };
+    },
+  };
+}
+
+/** `foodlookup serve` in a child process: its log lines (stdout) and stderr are kept for assertions. */
+export interface ServeProcess {
+  readonly url: string;
+  readonly pid: number;
+  /** Everything written so far: stdout holds the JSON log lines. */
+  stdout(): string;
+  stderr(): string;
+  /** SIGTERM, then the exit code (contract C1: 0 after a graceful stop). */
+  stop(): Promise<number | null>;
+}
+
+export function spawnServe(db: string, env: Record<string, string> = {}, args: readonly string[] = []): Promise<ServeProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, 'serve', '--db', db, '--port', '0', ...args], {
+      cwd: ROOT,
+      env: { ...process.env, FOODLOOKUP_TOKENS: TEST_TOKEN, LOG_LEVEL: 'info', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    let started = false;
+    const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`serve did not start in 20 s: ${stderr}`));
+    }, 20_000);
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(stderr);
+      if (match && !started) {
+        started = true;
+        clearTimeout(timer);
+        resolve({
+          url: match[1]!,
+          pid: child.pid ?? -1,
+          stdout: () => stdout,
+          stderr: () => stderr,
+          stop: () => {
+            if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+            return exited;
+          },
+        });
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      if (!started) reject(new Error(`serve exited with ${code}: ${stderr}`));
+    });
+  });
+}
