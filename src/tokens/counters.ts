@@ -25,6 +25,8 @@ export interface QuotaCounters {
   /** Counts one request for `key` and returns the window's count including it. */
   hit(key: string, windowMs: number): Promise<WindowHit>;
   metrics(): CounterMetrics;
+  /** Where outages are reported, for counters that can have them (set once the app's logger exists). */
+  useLogger?(logger: TokenLogger): void;
   /** Releases connections and timers. */
   close(): Promise<void>;
 }

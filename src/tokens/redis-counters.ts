@@ -81,6 +81,15 @@ export class RedisCounters implements QuotaCounters {
   private closed = false;
 
   constructor(private readonly options: RedisCountersOptions) {
+    // Checked at startup, so a typo fails the start rather than every request's counting.
+    // (The message leaves the URL out: it may hold a password.)
+    let protocol: string | undefined;
+    try {
+      protocol = new URL(options.url).protocol;
+    } catch {
+      protocol = undefined;
+    }
+    if (protocol !== 'redis:' && protocol !== 'rediss:') throw new Error('REDIS_URL must be a redis:// or rediss:// URL');
     this.keyPrefix = options.keyPrefix ?? 'foodlookup:quota:';
     this.commandTimeoutMs = options.commandTimeoutMs ?? 500;
     this.connectTimeoutMs = options.connectTimeoutMs ?? 1000;

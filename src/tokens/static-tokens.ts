@@ -17,10 +17,6 @@ export class StaticTokens implements Authenticator {
     return `env:${index}`;
   }
 
-  get size(): number {
-    return this.digests.length;
-  }
-
   match(secret: string): number {
     return this.matchDigest(hashSecret(secret));
   }

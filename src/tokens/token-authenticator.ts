@@ -102,7 +102,7 @@ export class TokenAuthenticator implements Authenticator {
   private readonly unknown: ExpiringMap<true>;
   private readonly now: () => number;
   private logger: TokenLogger;
-  /** Last accepted request per stored token, written in batches rather than once per request. */
+  /** Last request per stored token (valid, from an allowed address), written in batches rather than once per request. */
   private lastUsed = new Map<string, number>();
   private readonly flushTimer: NodeJS.Timeout;
   private closed = false;
@@ -124,8 +124,7 @@ export class TokenAuthenticator implements Authenticator {
   /** The app's logger, known only once the app is built. */
   useLogger(logger: TokenLogger): void {
     this.logger = logger;
-    const counters = this.counters as QuotaCounters & { useLogger?: (logger: TokenLogger) => void };
-    counters.useLogger?.(logger);
+    this.counters.useLogger?.(logger);
   }
 
   async authenticate(secret: string | undefined, clientIp: string): Promise<AuthResult> {

@@ -13,7 +13,7 @@ export interface TokenInfo {
   readonly quota?: Quota;
   /** When it was revoked (ms since epoch); absent while the token is valid. */
   readonly revokedAt?: number;
-  /** Last accepted request, as last recorded (recorded in batches, so up to a minute behind). */
+  /** Last request made with it from an allowed address (recorded in batches, so up to a minute behind). */
   readonly lastUsedAt?: number;
 }
 

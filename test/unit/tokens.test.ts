@@ -328,6 +328,22 @@ describe('the authenticator', () => {
     assert.equal((await base.get(a.token.id))?.lastUsedAt, c.now());
   });
 
+  test('last use that could not be written (database busy) is written at the next flush', async () => {
+    const { c, base, auth } = setup();
+    const { token, secret } = await issueToken(base, {});
+    const recordUse = base.recordUse.bind(base);
+    let busy = true;
+    base.recordUse = (uses) => (busy ? Promise.resolve(false) : recordUse(uses));
+    await auth.authenticate(secret, '127.0.0.1');
+    await auth.flushLastUsed();
+    assert.equal(auth.metrics().pendingLastUsed, 1);
+    busy = false;
+    await auth.flushLastUsed();
+    assert.equal(auth.metrics().pendingLastUsed, 0);
+    assert.equal((await base.get(token.id))?.lastUsedAt, c.now());
+    await auth.close();
+  });
+
   test('the cache period cannot be set above the documented 5 s bound', async () => {
     const { c, base, auth } = setup({ ttl: 3_600_000 });
     const { token, secret } = await issueToken(base, {});
@@ -343,6 +359,12 @@ describe('redis counters without redis', () => {
   test('the log names the Redis address but never a password from REDIS_URL', () => {
     assert.equal(redisTarget('redis://user:s3cret@cache.internal:6380/2'), 'redis://cache.internal:6380/2');
     assert.equal(redisTarget('redis://:s3cret@cache.internal'), 'redis://cache.internal');
+  });
+
+  test('a REDIS_URL that is not a redis URL fails at startup, without echoing it', () => {
+    assert.throws(() => new RedisCounters({ url: 'http://user:s3cret@cache:6379' }), (error: Error) =>
+      /redis:\/\/ or rediss:\/\//.test(error.message) && !error.message.includes('s3cret'));
+    assert.throws(() => new RedisCounters({ url: 'cache:6379' }));
   });
 
   test('an unreachable Redis fails open: counted in process, logged once, counted in metrics', async () => {
