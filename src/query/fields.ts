@@ -126,6 +126,7 @@ function parse(text: string): Node[] {
       if (text[i] !== ')') fail('Unbalanced parentheses: missing )');
       i++;
       grouped = true;
+      while (text[i] === ' ') i++;
     }
     if (i < text.length && text[i] !== ',' && text[i] !== ')') fail(`Unexpected '${text[i]}'`);
     // Build the path from its last segment up.

@@ -1,0 +1,94 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { importInto } from '../helpers/cli.js';
+import { fixturePath, tempDir } from '../helpers/paths.js';
+import { basic, spawnServe, TEST_TOKEN } from '../helpers/server.js';
+import { IDS } from '../helpers/fixture-catalog.js';
+import { buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { SqliteCatalogStore } from '../../src/store/sqlite/store.js';
+import { StaticTokens } from '../../src/tokens/static-tokens.js';
+import type { Food } from '../../src/domain/records.js';
+import type { Stamped } from '../../src/store/catalog-store.js';
+
+let dir: string;
+let cleanup: () => void;
+let db: string;
+
+before(async () => {
+  ({ dir, cleanup } = tempDir());
+  db = join(dir, 'catalog.db');
+  await importInto(db, 'catalog', [fixturePath('catalog.json')]);
+});
+
+after(() => cleanup());
+
+/** A real store that fails the way a broken disk would, to reach the 500 path. */
+class FailingStore extends SqliteCatalogStore {
+  override food(): Promise<Stamped<Food> | undefined> {
+    return Promise.reject(new Error('SQLITE_IOERR: disk I/O error at /secret/path/catalog.db'));
+  }
+}
+
+describe('unexpected failures', () => {
+  test('an internal error is an opaque 500 with a request id, and the full error is logged with that id', async () => {
+    const lines: string[] = [];
+    const logStream = new Writable({ write(chunk: Buffer, _enc, done) { lines.push(chunk.toString()); done(); } });
+    const store = new FailingStore(db);
+    const config = loadConfig({ db, port: '0' }, { LOG_LEVEL: 'info' });
+    const app = await buildApp(config, { store, auth: new StaticTokens([TEST_TOKEN]), logStream });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      const address = app.server.address() as { port: number };
+      const res = await fetch(`http://127.0.0.1:${address.port}/v1/foods/${IDS.sharp}`, { headers: { authorization: basic(TEST_TOKEN) } });
+      assert.equal(res.status, 500);
+      const text = await res.text();
+      assert.doesNotMatch(text, /SQLITE|secret|stack/i);
+      const body = JSON.parse(text) as { code: number; message: string; details: string };
+      assert.equal(body.code, 500);
+      assert.equal(body.message, 'Internal Server Error');
+      const id = /^Request id: ([0-9a-f-]{36})$/.exec(body.details)?.[1];
+      assert.ok(id, body.details);
+      const logged = lines.map((l) => JSON.parse(l) as { reqId?: string; err?: { message: string } }).find((l) => l.err);
+      assert.equal(logged?.reqId, id);
+      assert.match(logged?.err?.message ?? '', /SQLITE_IOERR/);
+    } finally {
+      await app.close();
+      await store.close();
+    }
+  });
+});
+
+describe('the serve process', () => {
+  test('logs one JSON line per request, never the token', async () => {
+    const server = await spawnServe(db);
+    try {
+      await fetch(`${server.url}/v1/foods?query=cheese`, { headers: { authorization: basic(TEST_TOKEN) } });
+      await fetch(`${server.url}/v1/brands/${IDS.acme}`, { headers: { authorization: basic(TEST_TOKEN) } });
+    } finally {
+      await server.stop();
+    }
+    const requests = server.stdout().split('\n').filter((l) => l.includes('"msg":"request"'));
+    assert.equal(requests.length, 2);
+    for (const line of requests) {
+      const entry = JSON.parse(line) as { method: string; url: string; statusCode: number };
+      assert.equal(entry.statusCode, 200);
+    }
+    assert.doesNotMatch(server.stdout() + server.stderr(), new RegExp(TEST_TOKEN));
+    assert.doesNotMatch(server.stdout() + server.stderr(), new RegExp(basic(TEST_TOKEN).slice(6)));
+  });
+
+  test('SIGTERM finishes in-flight requests, closes the store and exits 0', async () => {
+    const server = await spawnServe(db);
+    const inFlight = Array.from({ length: 20 }, () =>
+      fetch(`${server.url}/v1/foods?query=cheese&limit=100`, { headers: { authorization: basic(TEST_TOKEN) } }).then((r) => r.status));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const code = await server.stop();
+    assert.equal(code, 0);
+    const statuses = await Promise.allSettled(inFlight);
+    for (const s of statuses) if (s.status === 'fulfilled') assert.equal(s.value, 200);
+    await assert.rejects(fetch(`${server.url}/healthz`), 'the port is closed after exit');
+  });
+});
