@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, renameSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../config.js';
 import { formatReader } from '../importers/formats.js';
@@ -23,7 +23,11 @@ export async function startCommand(values: Record<string, string | boolean | und
     const reader = formatReader('usda-sr');
     if (!reader) throw new Error('the usda-sr importer is not available');
     process.stderr.write(`building ${config.dbPath} from the bundled USDA SR21 data…\n`);
-    const store = openStore(config, { readonly: false });
+    // Built aside and renamed when complete: an interrupted first start leaves no half database
+    // that the next start would take as ready.
+    const building = `${config.dbPath}.building`;
+    rmSync(building, { force: true });
+    const store = openStore({ ...config, dbPath: building }, { readonly: false });
     const started = performance.now();
     try {
       const summary = await runImport(store, reader([BUNDLED_USDA], { region: 'us' }), { replace: false, skipInvalid: false });
@@ -31,6 +35,7 @@ export async function startCommand(values: Record<string, string | boolean | und
     } finally {
       await store.close();
     }
+    renameSync(building, config.dbPath);
     const tokens = openTokenStore(config);
     try {
       developmentToken = (await issueDevelopmentToken(tokens))?.secret;
@@ -45,7 +50,7 @@ export async function startCommand(values: Record<string, string | boolean | und
     const url = server.url.replace('//0.0.0.0:', '//127.0.0.1:').replace('//[::]:', '//[::1]:');
     process.stderr.write(
       `development token (shown only now; manage tokens with 'foodlookup tokens'): ${developmentToken}\n` +
-        `try: curl -u ${developmentToken}: ${url}/v1/foods?query=cheddar\n`,
+        `try: curl -u ${developmentToken}: '${url}/v1/foods?query=cheddar'\n`,
     );
   }
   return -1;

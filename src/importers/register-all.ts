@@ -1,2 +1,3 @@
 // Every source format registers itself; importing this module makes them all available.
 import './catalog/index.js';
+import './usda-sr/index.js';

@@ -4,7 +4,6 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { formatReader } from '../../src/importers/formats.js';
 import { importInto, runCli } from '../helpers/cli.js';
 import { CLI, fixturePath, ROOT, tempDir } from '../helpers/paths.js';
 import { basic, spawnServe, startTestServer, TEST_TOKEN, type TestServer } from '../helpers/server.js';
@@ -331,33 +330,28 @@ function runStart(dbPath: string, until: RegExp, whileUp: (stderr: string) => Pr
 }
 
 describe('npm start on a fresh database', () => {
-  test('creates a development token, prints it once with a working curl line, and not again on the next start', async (t) => {
-    if (!existsSync(join(ROOT, 'data/usda-sr21'))) {
-      t.skip('the bundled USDA data (data/usda-sr21) is not in this checkout');
-      return;
-    }
-    await import('../../src/importers/register-all.js');
-    if (!formatReader('usda-sr')) {
-      t.skip('the usda-sr importer is not registered yet, so start cannot build the database');
-      return;
-    }
+  test('builds the bundled USDA catalogue, prints a development token once with a working curl line, serves real foods', async () => {
     const tmp = tempDir();
     try {
       const fresh = join(tmp.dir, 'fresh.db');
-      const curlLine = /try: curl -u (fl_[A-Za-z0-9_-]{43}): (http:\/\/\S+\/v1\/foods\?query=cheddar)\n/;
+      const curlLine = /try: curl -u (fl_[A-Za-z0-9_-]{43}): '(http:\/\/\S+\/v1\/foods\?query=cheddar)'\n/;
       const first = await runStart(fresh, curlLine, async (stderr) => {
         const [, token, url] = curlLine.exec(stderr) ?? [];
         const res = await fetch(url!, { headers: { authorization: basic(token!) } });
         assert.equal(res.status, 200);
-        await res.arrayBuffer();
+        const body = (await res.json()) as { metadata: { total: number }; foods: { name: string }[] };
+        assert.ok(body.metadata.total >= 10, `only ${body.metadata.total} cheddar foods`);
+        assert.ok(body.foods.some((f) => f.name === 'Cheese, cheddar'), body.foods.map((f) => f.name).join('; '));
       });
       assert.match(first, curlLine);
       const shown = /development token[^\n]*: (fl_[A-Za-z0-9_-]{43})\n/.exec(first);
       assert.equal(shown?.[1], curlLine.exec(first)?.[1]);
       const listed = JSON.parse((await runCli(['tokens', 'list', '--db', fresh, '--json'])).stdout) as { name: string }[];
       assert.deepEqual(listed.map((x) => x.name), ['development']);
+      assert.ok(!existsSync(`${fresh}.building`), 'the build file was renamed into place');
+      assert.match(first, /imported: 7874 added/);
       const second = await runStart(fresh, /listening on/);
-      assert.doesNotMatch(second, /development token|fl_/);
+      assert.doesNotMatch(second, /development token|fl_|building/);
     } finally {
       tmp.cleanup();
     }

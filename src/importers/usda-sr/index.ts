@@ -1,0 +1,4 @@
+import { registerFormat } from '../formats.js';
+import { readUsdaSr } from './reader.js';
+
+registerFormat('usda-sr', readUsdaSr);
