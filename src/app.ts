@@ -8,6 +8,7 @@ import { authHook } from './http/auth.js';
 import { installErrorHandling } from './http/errors.js';
 import { foodRoutes } from './http/routes/foods.js';
 import { namedRecordRoutes } from './http/routes/named-records.js';
+import { soapPlugin } from './soap/plugin.js';
 
 /** Longest request URI accepted (contract C3: 1,000 uuids in one list must fit). */
 export const MAX_URI_BYTES = 64 * 1024;
@@ -75,6 +76,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     },
     { prefix: '/v1' },
   );
+
+  await app.register(soapPlugin, { reader: deps.store, auth: deps.auth });
 
   return app;
 }

@@ -1,0 +1,90 @@
+import { SaxesParser } from 'saxes';
+import { faults, SoapFault, VersionMismatch } from './faults.js';
+import { FOODSEARCH_NS, SOAP11_NS, SOAP12_NS } from './xml.js';
+
+export type SoapRequest =
+  | { readonly operation: 'foodSearch'; readonly devkey: string | undefined; readonly terms: string }
+  | { readonly operation: 'getFood'; readonly devkey: string | undefined; readonly id: string };
+
+interface Element {
+  readonly uri: string;
+  readonly local: string;
+}
+
+/**
+ * Parses a request envelope namespace-aware (any prefix, or a default namespace; declarations
+ * on the Envelope or the operation element). No DTD is ever processed: a DOCTYPE is refused,
+ * which shuts out external entities and entity expansion bombs alike. Dispatch is by the
+ * operation element, never by the action.
+ */
+export function parseEnvelope(xml: string): SoapRequest {
+  const parser = new SaxesParser({ xmlns: true, position: false });
+  const stack: Element[] = [];
+  let operation: 'foodSearch' | 'getFood' | undefined;
+  const values: Record<string, string> = {};
+  let field: string | undefined;
+  let sawBody = false;
+
+  parser.on('doctype', () => {
+    throw faults.malformed('a DOCTYPE is not allowed');
+  });
+  parser.on('opentag', (tag) => {
+    const element = { uri: tag.uri, local: tag.local };
+    const depth = stack.length;
+    if (depth === 0) {
+      if (element.local === 'Envelope' && element.uri === SOAP11_NS) throw new VersionMismatch();
+      if (element.local !== 'Envelope' || element.uri !== SOAP12_NS) throw faults.malformed('the root element is not a SOAP 1.2 Envelope');
+    } else if (depth === 1) {
+      if (element.uri !== SOAP12_NS || (element.local !== 'Header' && element.local !== 'Body')) {
+        throw faults.malformed(`unexpected element ${element.local} in the Envelope`);
+      }
+      if (element.local === 'Body') sawBody = true;
+    } else if (depth === 2 && stack[1]!.local === 'Header') {
+      const must = Object.values(tag.attributes).find((a) => a.uri === SOAP12_NS && a.local === 'mustUnderstand');
+      if (must && (must.value === 'true' || must.value === '1')) {
+        throw new SoapFault('MustUnderstand', `Header block ${element.local} is not understood`, 500);
+      }
+    } else if (depth === 2 && stack[1]!.local === 'Body') {
+      if (operation) throw faults.malformed('the Body holds more than one operation');
+      if (element.uri !== FOODSEARCH_NS || (element.local !== 'foodSearch' && element.local !== 'getFood')) {
+        throw faults.malformed(`unknown operation {${element.uri}}${element.local}`);
+      }
+      operation = element.local;
+    } else if (depth === 3 && operation) {
+      if (element.uri === FOODSEARCH_NS || element.uri === '') {
+        field = element.local;
+        values[field] ??= '';
+      }
+    }
+    stack.push(element);
+  });
+  parser.on('text', (text) => {
+    if (field !== undefined && stack.length === 4) values[field] += text;
+  });
+  parser.on('cdata', (text) => {
+    if (field !== undefined && stack.length === 4) values[field] += text;
+  });
+  parser.on('closetag', () => {
+    stack.pop();
+    if (stack.length < 4) field = undefined;
+  });
+  parser.on('error', (error) => {
+    throw faults.malformed(`not well-formed XML (${error.message.replace(/^[^:]*:\d+:\d+: /, '').slice(0, 120)})`);
+  });
+
+  try {
+    parser.write(xml).close();
+  } catch (error) {
+    if (error instanceof SoapFault || error instanceof VersionMismatch) throw error;
+    throw faults.malformed('not well-formed XML');
+  }
+  if (!sawBody) throw faults.malformed('the Envelope has no Body');
+  if (!operation) throw faults.malformed('the Body holds no operation');
+  const devkey = values['devkey'];
+  if (operation === 'foodSearch') {
+    if (values['terms'] === undefined) throw faults.malformed('foodSearch needs terms');
+    return { operation, devkey, terms: values['terms'] };
+  }
+  if (values['id'] === undefined) throw faults.malformed('getFood needs id');
+  return { operation, devkey, id: values['id'].trim() };
+}
