@@ -2,6 +2,7 @@
 export function escapeXml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : c === '>' ? '&gt;' : c === '"' ? '&quot;' : '&apos;'))
     // Characters XML 1.0 cannot carry at all are dropped rather than sent broken.
+    // eslint-disable-next-line no-control-regex -- matching control characters is the point
     .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '');
 }
 
