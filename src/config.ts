@@ -12,6 +12,8 @@ export interface Config {
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Honour X-Forwarded-For / -Host / -Proto (only behind a trusted proxy). */
   readonly trustProxy: boolean;
+  /** Server processes sharing the port (node:cluster). */
+  readonly workers: number;
 }
 
 export class ConfigError extends Error {}
@@ -46,6 +48,10 @@ export function loadConfig(flags: Flags = {}, env: NodeJS.ProcessEnv = process.e
   const databaseUrl = pick(flags, 'database-url', env, 'DATABASE_URL');
   const redisUrl = pick(flags, 'redis-url', env, 'REDIS_URL');
   const trustProxyFlag = flags['trust-proxy'];
+  const workersText = pick(flags, 'workers', env, 'FOODLOOKUP_WORKERS') ?? '1';
+  if (!/^\d{1,2}$/.test(workersText) || Number(workersText) < 1 || Number(workersText) > 64) {
+    throw new ConfigError(`workers must be 1–64, got '${workersText}'`);
+  }
   return Object.freeze({
     dbPath: dbPath === ':memory:' || isAbsolute(dbPath) ? dbPath : resolve(dbPath),
     ...(databaseUrl ? { databaseUrl } : {}),
@@ -54,6 +60,7 @@ export function loadConfig(flags: Flags = {}, env: NodeJS.ProcessEnv = process.e
     tokens: Object.freeze(tokens),
     ...(redisUrl ? { redisUrl } : {}),
     logLevel,
+    workers: Number(workersText),
     trustProxy: bool(trustProxyFlag !== undefined ? trustProxyFlag : env['FOODLOOKUP_TRUST_PROXY'], 'trust-proxy'),
   });
 }

@@ -30,7 +30,9 @@ const COMMON = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-const SERVER = { ...COMMON, host: { type: 'string' }, port: { type: 'string' }, 'trust-proxy': { type: 'boolean' } } as const;
+const SERVER = {
+  ...COMMON, host: { type: 'string' }, port: { type: 'string' }, 'trust-proxy': { type: 'boolean' }, workers: { type: 'string' },
+} as const;
 
 const commands: Record<string, Command> = {
   // Commands load their modules on use: `import` never loads the HTTP server, and so on.

@@ -200,11 +200,28 @@ function namedListQuery(
   return { page, count };
 }
 
-/** `column IN (the foods passing the filters)`: the records those foods have. */
-function ofFoods(selectColumn: string, filters: FoodFilters, from = 'foods f'): Condition {
+/**
+ * "The records of the foods that pass the filters", in one of two plans:
+ * - selective filters (plain ids, a classification): `record IN (SELECT … FROM matching foods)`,
+ *   which walks only the matching foods through their indexes;
+ * - broad filters (an inverted list, only excluded ids: most foods pass): a correlated
+ *   `EXISTS (… WHERE food.record = record AND filters)` per record, which stops at the first
+ *   passing food of each record instead of visiting nearly every food.
+ */
+function ofFoods(recordColumn: string, selectColumn: string, filters: FoodFilters, from = 'foods f'): Condition {
   const conditions = foodConditions(filters);
-  const sql = new Sql().add(`SELECT ${selectColumn} FROM ${from}`);
-  where(sql, conditions);
+  const broad = [filters.categories, filters.classifications].some((l) => l?.inverted)
+    || [filters.brands, filters.tags].some((f) => f !== undefined && f.include.length === 0 && f.exclude.length > 0);
+  const sql = new Sql();
+  if (broad) {
+    sql.add(`EXISTS (SELECT 1 FROM ${from} WHERE ${selectColumn} = ${recordColumn}`);
+    for (const c of conditions) sql.add(`AND ${c.sql}`, ...c.params);
+    sql.add(')');
+  } else {
+    sql.add(`${recordColumn} IN (SELECT ${selectColumn} FROM ${from}`);
+    where(sql, conditions);
+    sql.add(')');
+  }
   return { sql: sql.text, params: sql.params };
 }
 
@@ -219,8 +236,7 @@ export function brandsQuery(q: BrandQuery): BuiltQuery {
   if (q.region) conditions.push({ sql: 'b.region = ?', params: [q.region] });
   const filters: FoodFilters = { region: q.region, classifications: q.classifications, categories: q.categories, tags: q.tags };
   if (hasFoodFilter(filters)) {
-    const sub = ofFoods('f.brand_id', filters);
-    conditions.push({ sql: `b.id IN (${sub.sql})`, params: sub.params });
+    conditions.push(ofFoods('b.id', 'f.brand_id', filters));
   }
   return namedListQuery('brands', 'b', 'brands_fts', conditions, matcher(q.match), q.direction, q);
 }
@@ -239,8 +255,7 @@ export function categoriesQuery(q: CategoryQuery): BuiltQuery {
     region: q.region, classifications: q.classifications, tags: q.tags, brands: wholeListAsIdFilter(q.brands),
   };
   if (hasFoodFilter(filters)) {
-    const sub = ofFoods('f.category_id', filters);
-    conditions.push({ sql: `c.id IN (${sub.sql})`, params: sub.params });
+    conditions.push(ofFoods('c.id', 'f.category_id', filters));
   }
   return namedListQuery('categories', 'c', 'categories_fts', conditions, matcher(q.match), q.direction, q);
 }
@@ -251,8 +266,7 @@ export function tagsQuery(q: TagQuery): BuiltQuery {
     classifications: q.classifications, categories: q.categories, brands: wholeListAsIdFilter(q.brands),
   };
   if (hasFoodFilter(filters)) {
-    const sub = ofFoods('ft.tag_id', filters, 'food_tags ft JOIN foods f ON f.rid = ft.food_rid');
-    conditions.push({ sql: `t.id IN (${sub.sql})`, params: sub.params });
+    conditions.push(ofFoods('t.id', 'ft.tag_id', filters, 'food_tags ft JOIN foods f ON f.rid = ft.food_rid'));
   }
   return namedListQuery('tags', 't', 'tags_fts', conditions, matcher(q.match), q.direction, q);
 }

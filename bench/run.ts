@@ -1,0 +1,247 @@
+/**
+ * `npm run bench`: the real server on a generated catalogue, driven from a separate process on
+ * 127.0.0.1, every figure next to a bare Fastify hello-world measured in the same run.
+ *
+ *   npm run bench -- [--foods N] [--seconds S] [--workers 1,2] [--out bench/RESULTS.md]
+ *
+ * The catalogue is generated (bench/generate, seeded) and imported through the real
+ * `foodlookup import catalog` once per size, cached under bench/.cache/. Server and load
+ * generator are pinned to different cores with taskset when it is available.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import Database from 'better-sqlite3';
+import { generate, usdaVocabulary } from './generate.js';
+import { seededRandom, zipf } from './random.js';
+import type { LoadResult } from './load.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const CLI = join(ROOT, 'dist/src/cli/main.js');
+const TOKEN = 'bench-token';
+const AUTH = { authorization: `Basic ${Buffer.from(`${TOKEN}:`).toString('base64')}` };
+
+const { values } = parseArgs({
+  options: {
+    foods: { type: 'string', default: '100000' },
+    seconds: { type: 'string', default: '5' },
+    workers: { type: 'string', default: '1,2' },
+    out: { type: 'string', default: join(ROOT, 'bench/RESULTS.md') },
+  },
+});
+const FOODS = Number(values.foods);
+const SECONDS = Number(values.seconds);
+const WORKERS = values.workers.split(',').map(Number);
+const hasTaskset = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
+const pin = (core: string, command: string, args: string[]): [string, string[]] =>
+  hasTaskset ? ['taskset', ['-c', core, command, ...args]] : [command, args];
+
+function log(text: string): void {
+  process.stderr.write(`${text}\n`);
+}
+
+/** Spawns a server and resolves with its URL once it prints "listening on". */
+function startProcess(command: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; url: string; ms: number }> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const onData = (d: Buffer): void => {
+      output += d.toString();
+      const match = /listening on (http:\/\/[^\s]+)/.exec(output);
+      if (match) {
+        child.stdout?.off('data', onData);
+        child.stderr?.off('data', onData);
+        resolve({ child, url: match[1]!, ms: performance.now() - started });
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`${command} exited ${code}: ${output.slice(-500)}`)));
+  });
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+/** Peak resident memory (VmHWM) of a process and its children (workers), in MiB. */
+function peakRss(pid: number): number {
+  const read = (p: number): number => {
+    try {
+      const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${p}/status`, 'utf8'));
+      return m ? Number(m[1]) / 1024 : 0;
+    } catch {
+      return 0;
+    }
+  };
+  const children = spawnSync('pgrep', ['-P', String(pid)]).stdout?.toString().trim().split('\n').filter(Boolean).map(Number) ?? [];
+  const all = [pid, ...children].map(read);
+  return Math.max(...all);
+}
+
+function load(url: string, paths: readonly string[], connections: number, extra: Record<string, unknown> = {}): LoadResult {
+  const spec = { url, paths, connections, seconds: SECONDS, headers: AUTH, ...extra };
+  const [command, args] = pin('1', process.execPath, [join(ROOT, 'dist/bench/load.js')]);
+  const run = spawnSync(command, args, { input: JSON.stringify(spec), encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  if (run.status !== 0) throw new Error(`load failed: ${run.error?.message ?? run.stderr}`);
+  return JSON.parse(run.stdout.trim().split('\n').pop()!) as LoadResult;
+}
+
+async function catalogue(): Promise<{ db: string; importFoodsPerSecond?: number; dbBytes: number }> {
+  const cache = join(ROOT, 'bench/.cache');
+  mkdirSync(cache, { recursive: true });
+  const db = join(cache, `catalog-${FOODS}.db`);
+  if (existsSync(db)) return { db, dbBytes: statSync(db).size };
+  const file = join(cache, `catalog-${FOODS}.jsonl`);
+  log(`generating ${FOODS} foods…`);
+  const out = createWriteStream(file);
+  await generate({ foods: FOODS, seed: 42, out });
+  await new Promise<void>((resolve) => out.end(resolve));
+  log('importing through foodlookup import catalog…');
+  const started = performance.now();
+  const result = spawnSync(process.execPath, [CLI, 'import', 'catalog', file, '--db', db], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  if (result.status !== 0) throw new Error('import failed');
+  const seconds = (performance.now() - started) / 1000;
+  log(result.stdout.trim());
+  return { db, importFoodsPerSecond: FOODS / seconds, dbBytes: statSync(db).size };
+}
+
+interface Samples {
+  ids: string[]; words: string[]; zipfQueries: string[]; coldQueries: string[]; prefixes: string[];
+  nonLeaf: string[]; leaves: string[]; brands: string[]; tags: string[]; classifications: string[];
+}
+
+function samples(db: string): Samples {
+  const sql = new Database(db, { readonly: true });
+  const random = seededRandom(7);
+  const all = (query: string): string[] => sql.prepare(query).pluck().all() as string[];
+  const ids = all('SELECT id FROM foods WHERE rid % 97 = 0 LIMIT 5000');
+  const words = usdaVocabulary().slice(0, 3000);
+  const pick = zipf(words.length, 1.0, random);
+  const phrase = (n: number): string => Array.from({ length: n }, () => words[pick()]).join(' ');
+  const coldQueries = Array.from({ length: 20000 }, (_, i) => `${phrase(1 + (i % 3))} ${words[Math.floor(random() * words.length)]}`.split(' ').slice(0, 1 + (i % 3)).join(' '));
+  const zipfQueries = Array.from({ length: 200 }, (_, i) => phrase(1 + (i % 3)));
+  const prefixes = Array.from({ length: 5000 }, () => {
+    const word = words[pick()]!;
+    return word.slice(0, 2 + Math.floor(random() * 4));
+  });
+  const result = {
+    ids, words, zipfQueries, coldQueries: [...new Set(coldQueries)], prefixes,
+    nonLeaf: all('SELECT id FROM categories WHERE is_leaf = 0 AND parent_id IS NOT NULL LIMIT 200'),
+    leaves: all('SELECT id FROM categories WHERE is_leaf = 1 LIMIT 200'),
+    brands: all('SELECT id FROM brands LIMIT 2000'),
+    tags: all('SELECT id FROM tags'),
+    classifications: all('SELECT DISTINCT classification FROM foods LIMIT 500'),
+  };
+  sql.close();
+  return result;
+}
+
+function scenarios(s: Samples, zipfFor: (i: number) => number): { name: string; paths: string[]; method?: 'POST'; bodies?: string[] }[] {
+  const n = 4000;
+  const q = encodeURIComponent;
+  const each = <T>(list: readonly T[], i: number): T => list[i % list.length]!;
+  const soapSearch = (terms: string): string =>
+    `<e:Envelope xmlns:e="http://www.w3.org/2003/05/soap-envelope" xmlns:f="urn:FoodSearch1"><e:Body><f:foodSearch><f:devkey>${TOKEN}</f:devkey><f:terms>${terms}</f:terms></f:foodSearch></e:Body></e:Envelope>`;
+  const soapGet = (id: string): string =>
+    `<e:Envelope xmlns:e="http://www.w3.org/2003/05/soap-envelope" xmlns:f="urn:FoodSearch1"><e:Body><f:getFood><f:devkey>${TOKEN}</f:devkey><f:id>${id}</f:id></f:getFood></e:Body></e:Envelope>`;
+  return [
+    { name: '1 GET /foods/{id}', paths: s.ids.map((id) => `/v1/foods/${id}`) },
+    { name: '2 fts, cold (no query repeated)', paths: s.coldQueries.map((x) => `/v1/foods?query=${q(x)}`) },
+    { name: '3 fts, Zipf query mix', paths: Array.from({ length: n }, (_, i) => `/v1/foods?query=${q(s.zipfQueries[zipfFor(i)]!)}`) },
+    { name: '4 prefix (autocomplete)', paths: s.prefixes.map((x) => `/v1/foods?query-type=prefix&query=${q(x)}`) },
+    { name: '5 filtered list', paths: Array.from({ length: n }, (_, i) =>
+      `/v1/foods?region=${i % 2 ? 'au' : 'us'}&categories=${each(s.nonLeaf, i)}&tags=${each(s.tags, i)}&brands=!${each(s.brands, i)}&query=${q(each(s.words.slice(0, 300), i))}`) },
+    { name: '6 grouping=brand&grouping-limit=3', paths: Array.from({ length: n }, (_, i) => `/v1/foods?query=${q(each(s.words.slice(0, 500), i))}&grouping=brand&grouping-limit=3`) },
+    { name: '7 fields=$summary', paths: Array.from({ length: n }, (_, i) => `/v1/foods?query=${q(each(s.words.slice(0, 500), i))}&fields=$summary`) },
+    { name: '8a /tags?categories=!X,Y', paths: Array.from({ length: n }, (_, i) => `/v1/tags?categories=!${each(s.leaves, i)},${each(s.leaves, i + 7)}`) },
+    { name: '8b /brands?classifications=…', paths: Array.from({ length: n }, (_, i) => `/v1/brands?classifications=${q(`"${each(s.classifications, i).replace(/"/g, '\\"')}"`)}`) },
+    { name: '9 deep paging offset=500000', paths: Array.from({ length: n }, (_, i) => `/v1/foods?offset=${Math.min(500000, Math.floor(FOODS / 2)) + (i % 100)}&limit=20`) },
+    { name: '10a SOAP foodSearch', paths: ['/soap/1.2'], method: 'POST', bodies: Array.from({ length: n }, (_, i) => soapSearch(each(s.zipfQueries, i))) },
+    { name: '10b SOAP getFood', paths: ['/soap/1.2'], method: 'POST', bodies: s.ids.map(soapGet) },
+  ];
+}
+
+/** Waits until the server has worked off what a run left queued (slow requests at c=64). */
+async function drain(url: string): Promise<void> {
+  for (let i = 0; i < 120; i++) {
+    const started = performance.now();
+    try {
+      await fetch(`${url}/healthz`);
+      if (performance.now() - started < 50) return;
+    } catch {
+      // not answering yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+const fmtMs = (ms: number): string => (ms < 1 ? `${Math.round(ms * 1000)} µs` : `${ms.toFixed(ms < 10 ? 2 : 0)} ms`);
+
+async function main(): Promise<void> {
+  const cat = await catalogue();
+  const s = samples(cat.db);
+  const zipfPick = zipf(s.zipfQueries.length, 1.0, seededRandom(9));
+  const zipfOrder = Array.from({ length: 4000 }, () => zipfPick());
+  const list = scenarios(s, (i) => zipfOrder[i]!);
+
+  const [hc, ha] = pin('0', process.execPath, [join(ROOT, 'dist/bench/hello.js'), '0']);
+  const hello = await startProcess(hc, ha);
+  const ceiling = { c1: load(hello.url, ['/'], 1), c64: load(hello.url, ['/'], 64) };
+  await stop(hello.child);
+  log(`hello-world: ${Math.round(ceiling.c1.rps)} req/s at c=1, ${Math.round(ceiling.c64.rps)} at c=64`);
+
+  const rows: string[] = [];
+  const summary: string[] = [];
+  for (const workers of WORKERS) {
+    const [sc, sa] = pin(workers === 1 ? '0' : '0,1', process.execPath, [CLI, 'serve', '--db', cat.db, '--port', '0', '--workers', String(workers)]);
+    const server = await startProcess(sc, sa, { FOODLOOKUP_TOKENS: TOKEN, LOG_LEVEL: 'warn' });
+    summary.push(`| cold start, ${workers} worker(s) | ${Math.round(server.ms)} ms |`);
+    for (const sc2 of list) {
+      const extra = sc2.method ? { method: sc2.method, bodies: sc2.bodies, headers: { ...AUTH, 'content-type': 'application/soap+xml; charset=utf-8' } } : {};
+      const paths = sc2.method ? Array.from({ length: sc2.bodies!.length }, () => sc2.paths[0]!) : sc2.paths;
+      await drain(server.url);
+      const c1 = load(server.url, paths, 1, extra);
+      await drain(server.url);
+      const c64 = load(server.url, paths, 64, extra);
+      const bad = c1.errors + c1.non2xx + c64.errors + c64.non2xx;
+      rows.push(`| ${sc2.name} | ${workers} | ${Math.round(c1.rps)} (${(c1.rps / ceiling.c1.rps).toFixed(3)}) | ${fmtMs(c1.p50)} | ${fmtMs(c1.p99)} | ` +
+        `${Math.round(c64.rps)} (${(c64.rps / ceiling.c64.rps).toFixed(3)}) | ${fmtMs(c64.p50)} | ${fmtMs(c64.p99)} | ${fmtMs(c64.max)} | ${bad} |`);
+      log(rows[rows.length - 1]!);
+    }
+    summary.push(`| peak RSS, ${workers} worker(s) (largest process) | ${peakRss(server.child.pid!).toFixed(0)} MiB |`);
+    await stop(server.child);
+  }
+
+  const report = `# Benchmark results
+
+Generated by \`npm run bench -- --foods ${FOODS} --seconds ${SECONDS} --workers ${WORKERS.join(',')}\` on ${new Date().toISOString().slice(0, 10)}.
+Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}.
+${hasTaskset ? 'Server pinned to core 0 (1 worker) or cores 0–1 (2 workers), load generator (autocannon, separate process) to core 1.' : 'taskset not available: nothing pinned.'}
+Each scenario runs ${SECONDS} s at 1 and at 64 connections. Ratios (in parentheses) are to the bare
+Fastify hello-world of the same run: ${Math.round(ceiling.c1.rps)} req/s at c=1 (p50 ${fmtMs(ceiling.c1.p50)}), ${Math.round(ceiling.c64.rps)} req/s at c=64.
+Latencies are autocannon's (millisecond histogram resolution: sub-millisecond figures are coarse).
+
+Catalogue: ${FOODS.toLocaleString('en')} generated foods (seed 42), database ${(cat.dbBytes / 2 ** 20).toFixed(0)} MiB${cat.importFoodsPerSecond ? `, imported at ${Math.round(cat.importFoodsPerSecond).toLocaleString('en')} foods/s` : ' (cached from an earlier run)'}.
+
+| scenario | workers | c=1 req/s (ratio) | c=1 p50 | c=1 p99 | c=64 req/s (ratio) | c=64 p50 | c=64 p99 | c=64 max | errors/non-2xx |
+|---|---|---|---|---|---|---|---|---|---|
+${rows.join('\n')}
+
+| figure | value |
+|---|---|
+${summary.join('\n')}
+`;
+  writeFileSync(values.out, report);
+  log(`written to ${values.out}`);
+}
+
+await main();
