@@ -159,9 +159,9 @@ function scenarios(s: Samples, zipfFor: (i: number) => number): { name: string; 
     { name: '3 fts, Zipf query mix', paths: Array.from({ length: n }, (_, i) => `/v1/foods?query=${q(s.zipfQueries[zipfFor(i)]!)}`) },
     { name: '4 prefix (autocomplete)', paths: s.prefixes.map((x) => `/v1/foods?query-type=prefix&query=${q(x)}`) },
     { name: '5 filtered list', paths: Array.from({ length: n }, (_, i) =>
-      `/v1/foods?region=${i % 2 ? 'au' : 'us'}&categories=${each(s.nonLeaf, i)}&tags=${each(s.tags, i)}&brands=!${each(s.brands, i)}&query=${q(each(s.words.slice(0, 300), i))}`) },
-    { name: '6 grouping=brand&grouping-limit=3', paths: Array.from({ length: n }, (_, i) => `/v1/foods?query=${q(each(s.words.slice(0, 500), i))}&grouping=brand&grouping-limit=3`) },
-    { name: '7 fields=$summary', paths: Array.from({ length: n }, (_, i) => `/v1/foods?query=${q(each(s.words.slice(0, 500), i))}&fields=$summary`) },
+      `/v1/foods?region=${i % 2 ? 'au' : 'us'}&categories=${each(s.nonLeaf, i)}&tags=${each(s.tags, i)}&brands=!${each(s.brands, i)}&query=${q(each(s.words, i))}`) },
+    { name: '6 grouping=brand&grouping-limit=3', paths: Array.from({ length: n }, (_, i) => `/v1/foods?query=${q(each(s.words, i))}&grouping=brand&grouping-limit=3`) },
+    { name: '7 fields=$summary', paths: Array.from({ length: n }, (_, i) => `/v1/foods?query=${q(each(s.words, i))}&fields=$summary`) },
     { name: '8a /tags?categories=!X,Y', paths: Array.from({ length: n }, (_, i) => `/v1/tags?categories=!${each(s.leaves, i)},${each(s.leaves, i + 7)}`) },
     { name: '8b /brands?classifications=…', paths: Array.from({ length: n }, (_, i) => `/v1/brands?classifications=${q(`"${each(s.classifications, i).replace(/"/g, '\\"')}"`)}`) },
     { name: '9 deep paging offset=500000', paths: Array.from({ length: n }, (_, i) => `/v1/foods?offset=${Math.min(500000, Math.floor(FOODS / 2)) + (i % 100)}&limit=20`) },

@@ -9,6 +9,7 @@ import { installErrorHandling } from './http/errors.js';
 import { foodRoutes } from './http/routes/foods.js';
 import { namedRecordRoutes } from './http/routes/named-records.js';
 import { soapPlugin } from './soap/plugin.js';
+import { ResponseCache } from './http/response-cache.js';
 
 /** Longest request URI accepted (contract C3: 1,000 uuids in one list must fit). */
 export const MAX_URI_BYTES = 64 * 1024;
@@ -70,8 +71,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   await app.register(
     (v1, _options, done) => {
-      foodRoutes(v1, deps.store);
-      namedRecordRoutes(v1, deps.store);
+      const cache = new ResponseCache();
+      foodRoutes(v1, deps.store, cache);
+      namedRecordRoutes(v1, deps.store, cache);
       done();
     },
     { prefix: '/v1' },

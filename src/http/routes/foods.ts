@@ -5,18 +5,21 @@ import { foodListRequest, recordRequest } from '../../query/requests.js';
 import { answerIfNotModified } from '../caching.js';
 import { projector } from '../fields.js';
 import { getRoute, rawQuery } from '../get-route.js';
+import { sendCached, type ResponseCache } from '../response-cache.js';
 
-export function foodRoutes(app: FastifyInstance, reader: CatalogReader): void {
+export function foodRoutes(app: FastifyInstance, reader: CatalogReader, cache: ResponseCache): void {
   getRoute(app, '/foods', async (request, reply) => {
     const { query, fields } = foodListRequest(rawQuery(request));
     const select = projector(fields, { resource: 'food', collection: true, grouping: query.grouping !== undefined });
     const state = await reader.state();
     if (answerIfNotModified(request, reply, state.lastModified, `c${state.version}`)) return reply;
-    const page = await reader.foods(query);
-    return {
-      metadata: { total: page.total, limit: query.limit, offset: query.offset },
-      foods: page.items.map((hit) => select(hit.grouping ? { ...hit.food, grouping: hit.grouping } : hit.food)),
-    };
+    return sendCached(cache, request, reply, state.version, async () => {
+      const page = await reader.foods(query);
+      return {
+        metadata: { total: page.total, limit: query.limit, offset: query.offset },
+        foods: page.items.map((hit) => select(hit.grouping ? { ...hit.food, grouping: hit.grouping } : hit.food)),
+      };
+    });
   });
 
   getRoute(app, '/foods/:foodId', async (request, reply) => {

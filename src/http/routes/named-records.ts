@@ -9,6 +9,7 @@ import type { ResourceKind } from '../../query/fields.js';
 import { answerIfNotModified } from '../caching.js';
 import { projector } from '../fields.js';
 import { getRoute, rawQuery } from '../get-route.js';
+import { sendCached, type ResponseCache } from '../response-cache.js';
 
 interface NamedResource<Q extends Paging, R extends object> {
   readonly kind: Exclude<ResourceKind, 'food'>;
@@ -20,17 +21,21 @@ interface NamedResource<Q extends Paging, R extends object> {
 }
 
 /** Brands, categories and tags share one shape: a list in name order and one by id. */
-function namedRoutes<Q extends Paging, R extends object>(app: FastifyInstance, reader: CatalogReader, r: NamedResource<Q, R>): void {
+function namedRoutes<Q extends Paging, R extends object>(
+  app: FastifyInstance, reader: CatalogReader, cache: ResponseCache, r: NamedResource<Q, R>,
+): void {
   getRoute(app, `/${r.plural}`, async (request, reply) => {
     const { query, fields } = r.parse(rawQuery(request));
     const select = projector(fields, { resource: r.kind, collection: true, grouping: false });
     const state = await reader.state();
     if (answerIfNotModified(request, reply, state.lastModified, `c${state.version}`)) return reply;
-    const page = await r.list(query);
-    return {
-      metadata: { total: page.total, limit: query.limit, offset: query.offset },
-      [r.plural]: page.items.map(select),
-    };
+    return sendCached(cache, request, reply, state.version, async () => {
+      const page = await r.list(query);
+      return {
+        metadata: { total: page.total, limit: query.limit, offset: query.offset },
+        [r.plural]: page.items.map(select),
+      };
+    });
   });
 
   getRoute(app, `/${r.plural}/:id`, async (request, reply) => {
@@ -44,16 +49,16 @@ function namedRoutes<Q extends Paging, R extends object>(app: FastifyInstance, r
   });
 }
 
-export function namedRecordRoutes(app: FastifyInstance, reader: CatalogReader): void {
-  namedRoutes(app, reader, {
+export function namedRecordRoutes(app: FastifyInstance, reader: CatalogReader, cache: ResponseCache): void {
+  namedRoutes(app, reader, cache, {
     kind: 'brand', label: 'Brand', plural: 'brands', parse: brandListRequest,
     list: (q) => reader.brands(q), get: (id) => reader.brand(id),
   });
-  namedRoutes(app, reader, {
+  namedRoutes(app, reader, cache, {
     kind: 'category', label: 'Category', plural: 'categories', parse: categoryListRequest,
     list: (q) => reader.categories(q), get: (id) => reader.category(id),
   });
-  namedRoutes(app, reader, {
+  namedRoutes(app, reader, cache, {
     kind: 'tag', label: 'Tag', plural: 'tags', parse: tagListRequest,
     list: (q) => reader.tags(q), get: (id) => reader.tag(id),
   });

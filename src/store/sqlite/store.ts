@@ -62,6 +62,7 @@ export class SqliteCatalogStore implements CatalogStore {
   private dictionary: Dictionary | undefined;
   private readonly stateStatement: Statement<[], { key: string; value: string }>;
   private readonly foodById: Statement<[string, string], FoodRow>;
+  private readonly foodsByRid: Statement<[string], FoodRow & { rid: number }>;
   private readonly statements = new Map<string, Statement>();
 
   constructor(readonly path: string, options: SqliteStoreOptions = {}) {
@@ -74,6 +75,7 @@ export class SqliteCatalogStore implements CatalogStore {
     if (!options.readonly) migrate(this.db);
     this.stateStatement = this.db.prepare("SELECT key, value FROM meta WHERE key IN ('catalog_version', 'last_modified')");
     this.foodById = this.db.prepare(`SELECT ${FOOD_COLUMNS} FROM foods f WHERE f.id = ? OR f.revision_id = ? LIMIT 1`);
+    this.foodsByRid = this.db.prepare(`SELECT f.rid, ${FOOD_COLUMNS} FROM foods f WHERE f.rid IN (SELECT value FROM json_each(?))`);
   }
 
   /** The underlying connection, for the token store that shares the database file. */
@@ -141,13 +143,20 @@ export class SqliteCatalogStore implements CatalogStore {
 
   foods(query: FoodQuery): Promise<Page<FoodHit>> {
     const dictionary = this.current();
-    const columns = `${FOOD_COLUMNS}, f.classification AS g_classification`;
-    const { total, rows } = this.run<FoodRow & { g_classification: string }>(foodsQuery(query, columns));
+    const built = foodsQuery(query);
+    const page = this.prepared(built.page.text).raw().all(...built.page.params) as [number, number?][];
+    const rids = page.map((r) => r[0]);
+    const total = built.pageCarriesTotal && page.length > 0
+      ? page[0]![1]!
+      : (this.prepared(built.count.text).pluck().get(...built.count.params) as number);
+    const byRid = new Map<number, FoodRow>();
+    for (const row of this.foodsByRid.all(JSON.stringify(rids))) byRid.set(row.rid, row);
     const by = query.grouping?.by;
-    const items = rows.map((row): FoodHit => {
+    const items = rids.map((rid): FoodHit => {
+      const row = byRid.get(rid)!;
       const food = foodRowToFood(row, dictionary);
       if (by === 'brand') return { food, grouping: { name: food.brand.name, id: food.brand.id } };
-      if (by === 'classification') return { food, grouping: { name: row.g_classification } };
+      if (by === 'classification') return { food, grouping: { name: row.classification } };
       return { food };
     });
     return Promise.resolve({ total, items });
