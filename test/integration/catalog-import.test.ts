@@ -144,17 +144,28 @@ describe('import catalog', () => {
     }
   });
 
-  test('--replace that would leave a food without its brand fails and changes nothing', async () => {
+  test('--replace that would leave a listed food without its brand fails and changes nothing', async () => {
     const catalog = fixtureCatalog();
     catalog.brands = catalog.brands.filter((b) => b.id !== IDS.acme);
-    catalog.foods = [];
-    catalog.categories = [];
-    catalog.tags = [];
     const target = scratchDb('replace-bad.db');
     const before = snapshot(target);
-    // Foods are not listed either, so all of them go: this one is consistent and must pass.
+    const result = await runCli(['import', 'catalog', writeCatalog('no-acme.json', catalog), '--db', target, '--replace']);
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /food 00000000-0000-4000-8000-000000000601 \(no-acme\.json foods\[0\]\): brand 00000000-0000-4000-8000-000000000101 does not exist/);
+    assert.equal(snapshot(target), before);
+  });
+
+  test('--replace with an empty catalogue empties it but keeps the generic brands', async () => {
+    const target = scratchDb('replace-empty.db');
     await importInto(target, 'catalog', [writeCatalog('empty.json', { brands: [], categories: [], tags: [], foods: [] })], ['--replace']);
-    assert.notEqual(snapshot(target), before);
+    const server = await startTestServer(target);
+    try {
+      assert.equal(((await server.get('/v1/foods')).body as { metadata: { total: number } }).metadata.total, 0);
+      assert.deepEqual(((await server.get('/v1/brands?fields=id')).body as { brands: { id: string }[] }).brands.map((b) => b.id).sort(),
+        [IDS.genericAu, IDS.genericUs].sort());
+    } finally {
+      await server.close();
+    }
   });
 
   test('--skip-invalid imports the valid records and reports each skipped one with its line', async () => {

@@ -1,32 +1,15 @@
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { importInto } from '../helpers/cli.js';
-import { fixturePath, tempDir } from '../helpers/paths.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
 import { IDS } from '../helpers/fixture-catalog.js';
+import { fixtureServer } from '../helpers/fixture-server.js';
 
-let server: TestServer;
-let cleanup: () => void;
-
-before(async () => {
-  const tmp = tempDir();
-  cleanup = tmp.cleanup;
-  const db = join(tmp.dir, 'catalog.db');
-  await importInto(db, 'catalog', [fixturePath('catalog.json')]);
-  server = await startTestServer(db);
-});
-
-after(async () => {
-  await server.close();
-  cleanup();
-});
+const fixture = fixtureServer();
 
 interface FoodItem { foodId: string; name: string; grouping?: { name: string; id?: string } }
 interface List<T> { metadata: { total: number; limit: number; offset: number }; [key: string]: unknown; items?: T[] }
 
 async function list<T>(path: string, key: string): Promise<{ metadata: List<T>['metadata']; items: T[] }> {
-  const res = await server.get(path);
+  const res = await fixture.server.get(path);
   assert.equal(res.status, 200, `${path}: ${res.text}`);
   const body = res.body as List<T>;
   return { metadata: body.metadata, items: body[key] as T[] };
@@ -60,12 +43,12 @@ describe('collections: shape and paging', () => {
 
   test('collection items have the full record shapes', async () => {
     const { items } = await list<Record<string, unknown>>(`/v1/foods?brands=${IDS.acme}&query=sharp`, 'foods');
-    const single = (await server.get(`/v1/foods/${IDS.sharp}`)).body as { food: unknown };
+    const single = (await fixture.server.get(`/v1/foods/${IDS.sharp}`)).body as { food: unknown };
     assert.deepEqual(items, [single.food]);
     const categories = await list(`/v1/categories?parents=${IDS.cheese}`, 'categories');
     assert.deepEqual(categories.items, [
-      (await server.get(`/v1/categories/${IDS.hard}`)).body as Record<string, unknown>,
-      (await server.get(`/v1/categories/${IDS.soft}`)).body as Record<string, unknown>,
+      (await fixture.server.get(`/v1/categories/${IDS.hard}`)).body as Record<string, unknown>,
+      (await fixture.server.get(`/v1/categories/${IDS.soft}`)).body as Record<string, unknown>,
     ].map((b) => b['category']));
   });
 });
@@ -116,7 +99,7 @@ describe('collections: matching', () => {
     for (const text of hostile) {
       for (const type of ['fts', 'prefix']) {
         for (const path of ['foods', 'brands', 'categories', 'tags']) {
-          const res = await server.get(`/v1/${path}?query-type=${type}&query=${encodeURIComponent(text)}`);
+          const res = await fixture.server.get(`/v1/${path}?query-type=${type}&query=${encodeURIComponent(text)}`);
           assert.equal(res.status, 200, `${path} ${type} ${text.slice(0, 20)}: ${res.text.slice(0, 200)}`);
         }
       }
@@ -226,29 +209,29 @@ describe('collections: order and grouping', () => {
 
 describe('collections: fields', () => {
   test('selectors apply to each item; metadata stays whole', async () => {
-    const res = await server.get('/v1/foods?fields=name,brand/name&limit=1');
+    const res = await fixture.server.get('/v1/foods?fields=name,brand/name&limit=1');
     assert.deepEqual(res.body, { metadata: { total: 7, limit: 1, offset: 0 }, foods: [{ brand: { name: 'Acme Dairy' }, name: 'Brie' }] });
   });
 
   test('wrapped forms foods(...) and foods/name', async () => {
     const expected = { metadata: { total: 7, limit: 1, offset: 0 }, foods: [{ name: 'Brie' }] };
-    assert.deepEqual((await server.get('/v1/foods?fields=foods(name)&limit=1')).body, expected);
-    assert.deepEqual((await server.get('/v1/foods?fields=foods/name&limit=1')).body, expected);
-    assert.deepEqual((await server.get('/v1/tags?fields=tags/name&limit=1')).body, { metadata: { total: 3, limit: 1, offset: 0 }, tags: [{ name: 'Gluten free' }] });
+    assert.deepEqual((await fixture.server.get('/v1/foods?fields=foods(name)&limit=1')).body, expected);
+    assert.deepEqual((await fixture.server.get('/v1/foods?fields=foods/name&limit=1')).body, expected);
+    assert.deepEqual((await fixture.server.get('/v1/tags?fields=tags/name&limit=1')).body, { metadata: { total: 3, limit: 1, offset: 0 }, tags: [{ name: 'Gluten free' }] });
   });
 
   test('grouping is selectable only when grouping is given', async () => {
-    const grouped = await server.get('/v1/foods?grouping=brand&fields=grouping/name&limit=1');
+    const grouped = await fixture.server.get('/v1/foods?grouping=brand&fields=grouping/name&limit=1');
     assert.deepEqual(grouped.body, { metadata: { total: 7, limit: 1, offset: 0 }, foods: [{ grouping: { name: 'Acme Dairy' } }] });
-    const plain = await server.get('/v1/foods?fields=grouping');
+    const plain = await fixture.server.get('/v1/foods?fields=grouping');
     assert.deepEqual(plain.body, { code: 400, message: "Unknown path in 'fields'", details: "Path: 'grouping'" });
   });
 
   test('$summary on /foods; an unknown path names the wrapped path', async () => {
-    const res = await server.get('/v1/foods?fields=$summary&limit=1');
+    const res = await fixture.server.get('/v1/foods?fields=$summary&limit=1');
     assert.deepEqual(Object.keys((res.body as { foods: object[] }).foods[0]!), ['revisionId', 'brand', 'name', 'classification']);
-    assert.deepEqual((await server.get('/v1/foods?fields=foods(colour)')).body, { code: 400, message: "Unknown path in 'fields'", details: "Path: 'foods/colour'" });
-    assert.deepEqual((await server.get('/v1/brands?fields=$summary')).body, { code: 400, message: "Unknown path in 'fields'", details: "Path: '$summary'" });
+    assert.deepEqual((await fixture.server.get('/v1/foods?fields=foods(colour)')).body, { code: 400, message: "Unknown path in 'fields'", details: "Path: 'foods/colour'" });
+    assert.deepEqual((await fixture.server.get('/v1/brands?fields=$summary')).body, { code: 400, message: "Unknown path in 'fields'", details: "Path: '$summary'" });
   });
 });
 
@@ -267,7 +250,7 @@ describe('collections: hostile parameters get the documented 400', () => {
   ];
   for (const [query, details] of cases) {
     test(`/foods?${query}`, async () => {
-      const res = await server.get(`/v1/foods?${query}`);
+      const res = await fixture.server.get(`/v1/foods?${query}`);
       assert.equal(res.status, 400);
       assert.deepEqual(res.body, { code: 400, message: 'Invalid parameter', details });
     });
@@ -275,14 +258,14 @@ describe('collections: hostile parameters get the documented 400', () => {
 
   test('10,000 ids in brands: too long a URI, 414 with the contract body', async () => {
     const ids = Array.from({ length: 10_000 }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`).join(',');
-    const res = await server.get(`/v1/foods?brands=${ids}`);
+    const res = await fixture.server.get(`/v1/foods?brands=${ids}`);
     assert.equal(res.status, 414);
     assert.deepEqual(Object.keys(res.body as object), ['code', 'message', 'details']);
   });
 
   test('parameters of other endpoints are checked there too', async () => {
-    assert.deepEqual((await server.get('/v1/categories?is-leaf=maybe')).body, { code: 400, message: 'Invalid parameter', details: "Parameter 'is-leaf': must be 'true' or 'false'" });
-    assert.deepEqual((await server.get('/v1/tags?order=rank')).body, { code: 400, message: 'Invalid parameter', details: "Parameter 'order': must be 'asc', 'desc', 'name:asc' or 'name:desc'" });
-    assert.deepEqual((await server.get('/v1/brands?parents=x')).status, 200, 'parents is not a /brands parameter: ignored');
+    assert.deepEqual((await fixture.server.get('/v1/categories?is-leaf=maybe')).body, { code: 400, message: 'Invalid parameter', details: "Parameter 'is-leaf': must be 'true' or 'false'" });
+    assert.deepEqual((await fixture.server.get('/v1/tags?order=rank')).body, { code: 400, message: 'Invalid parameter', details: "Parameter 'order': must be 'asc', 'desc', 'name:asc' or 'name:desc'" });
+    assert.deepEqual((await fixture.server.get('/v1/brands?parents=x')).status, 200, 'parents is not a /brands parameter: ignored');
   });
 });

@@ -1,26 +1,9 @@
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { importInto } from '../helpers/cli.js';
-import { fixturePath, tempDir } from '../helpers/paths.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
 import { IDS } from '../helpers/fixture-catalog.js';
+import { fixtureServer } from '../helpers/fixture-server.js';
 
-let server: TestServer;
-let cleanup: () => void;
-
-before(async () => {
-  const tmp = tempDir();
-  cleanup = tmp.cleanup;
-  const db = join(tmp.dir, 'catalog.db');
-  await importInto(db, 'catalog', [fixturePath('catalog.json')]);
-  server = await startTestServer(db);
-});
-
-after(async () => {
-  await server.close();
-  cleanup();
-});
+const fixture = fixtureServer();
 
 const acme = { id: IDS.acme, name: 'Acme Dairy', region: 'us' };
 const hardCheese = {
@@ -31,7 +14,7 @@ const hardCheese = {
 
 describe('single records', () => {
   test('a food has every field of service.md 2.1 with full brand, category and tags', async () => {
-    const res = await server.get(`/v1/foods/${IDS.sharp}`);
+    const res = await fixture.server.get(`/v1/foods/${IDS.sharp}`);
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
     const { food } = res.body as { food: Record<string, unknown> };
@@ -64,39 +47,39 @@ describe('single records', () => {
   });
 
   test('unknown optional fields are omitted, never null; tags are in name order; empty maps stay objects', async () => {
-    const { body } = await server.get(`/v1/foods/${IDS.creme}`);
+    const { body } = await fixture.server.get(`/v1/foods/${IDS.creme}`);
     const food = (body as { food: Record<string, unknown> }).food;
     for (const key of ['mass', 'volume', 'otherNames', 'description', 'note']) assert.equal(key in food, false, key);
     assert.deepEqual(food['upcs'], {});
     assert.deepEqual(food['nutrients'], {});
     assert.deepEqual(food['tags'], []);
-    const brie = (await server.get(`/v1/foods/${IDS.brie}`)).body as { food: { tags: unknown } };
+    const brie = (await fixture.server.get(`/v1/foods/${IDS.brie}`)).body as { food: { tags: unknown } };
     assert.deepEqual(brie.food.tags, [{ id: IDS.glutenFree, name: 'Gluten free' }, { id: IDS.organic, name: 'Organic' }]);
   });
 
   test('a food is found by its current revisionId too, and ids compare case-insensitively', async () => {
-    const first = (await server.get(`/v1/foods/${IDS.skim}`)).body as { food: { revisionId: string } };
-    const byRevision = await server.get(`/v1/foods/${first.food.revisionId.toUpperCase()}`);
+    const first = (await fixture.server.get(`/v1/foods/${IDS.skim}`)).body as { food: { revisionId: string } };
+    const byRevision = await fixture.server.get(`/v1/foods/${first.food.revisionId.toUpperCase()}`);
     assert.equal(byRevision.status, 200);
     assert.deepEqual(byRevision.body, first);
-    const upper = await server.get(`/v1/foods/${IDS.skim.toUpperCase()}`);
+    const upper = await fixture.server.get(`/v1/foods/${IDS.skim.toUpperCase()}`);
     assert.deepEqual(upper.body, first);
   });
 
   test('brand, category and tag records have their service.md shapes', async () => {
-    assert.deepEqual((await server.get(`/v1/brands/${IDS.acme}`)).body, { brand: acme });
-    assert.deepEqual((await server.get(`/v1/categories/${IDS.hard}`)).body, { category: hardCheese });
-    assert.deepEqual((await server.get(`/v1/categories/${IDS.dairy}`)).body, {
+    assert.deepEqual((await fixture.server.get(`/v1/brands/${IDS.acme}`)).body, { brand: acme });
+    assert.deepEqual((await fixture.server.get(`/v1/categories/${IDS.hard}`)).body, { category: hardCheese });
+    assert.deepEqual((await fixture.server.get(`/v1/categories/${IDS.dairy}`)).body, {
       category: { id: IDS.dairy, region: 'us', name: 'Dairy', hierarchy: [{ id: IDS.dairy, name: 'Dairy' }], isLeaf: false },
     });
-    assert.deepEqual((await server.get(`/v1/tags/${IDS.organic}`)).body, { tag: { id: IDS.organic, name: 'Organic' } });
+    assert.deepEqual((await fixture.server.get(`/v1/tags/${IDS.organic}`)).body, { tag: { id: IDS.organic, name: 'Organic' } });
   });
 
   test('both generic brands exist with their fixed ids', async () => {
-    assert.deepEqual((await server.get(`/v1/brands/${IDS.genericUs}`)).body, {
+    assert.deepEqual((await fixture.server.get(`/v1/brands/${IDS.genericUs}`)).body, {
       brand: { id: IDS.genericUs, name: 'Average All Brands', region: 'us' },
     });
-    assert.deepEqual((await server.get(`/v1/brands/${IDS.genericAu}`)).body, {
+    assert.deepEqual((await fixture.server.get(`/v1/brands/${IDS.genericAu}`)).body, {
       brand: { id: IDS.genericAu, name: 'Average All Brands', region: 'au' },
     });
   });
@@ -104,10 +87,10 @@ describe('single records', () => {
   test('an unknown id is a 404 naming the id as given, also when it is not a uuid', async () => {
     const missing = '00000000-0000-4000-8000-999999999999';
     for (const [path, message] of [['foods', 'Food'], ['brands', 'Brand'], ['categories', 'Category'], ['tags', 'Tag']] as const) {
-      const res = await server.get(`/v1/${path}/${missing}`);
+      const res = await fixture.server.get(`/v1/${path}/${missing}`);
       assert.equal(res.status, 404);
       assert.deepEqual(res.body, { code: 404, message: `${message} not found`, details: `id: ${missing}` });
-      const notUuid = await server.get(`/v1/${path}/cheddar`);
+      const notUuid = await fixture.server.get(`/v1/${path}/cheddar`);
       assert.deepEqual(notUuid.body, { code: 404, message: `${message} not found`, details: 'id: cheddar' });
     }
   });
@@ -117,16 +100,16 @@ describe('authentication', () => {
   const unauthorized = { code: 401, message: 'Not Authorized' };
 
   test('a request without credentials gets the 401 body and WWW-Authenticate', async () => {
-    const res = await server.get(`/v1/foods/${IDS.sharp}`, { token: null });
+    const res = await fixture.server.get(`/v1/foods/${IDS.sharp}`, { token: null });
     assert.equal(res.status, 401);
     assert.deepEqual(res.body, unauthorized);
     assert.equal(res.headers.get('www-authenticate'), 'Basic realm="foodlookup"');
   });
 
   test('unknown tokens and malformed headers are 401', async () => {
-    assert.equal((await server.get('/v1/foods', { token: 'nope' })).status, 401);
+    assert.equal((await fixture.server.get('/v1/foods', { token: 'nope' })).status, 401);
     for (const header of ['Bearer abc', 'Basic', 'Basic !!!', 'Basic ' + Buffer.from(':pw').toString('base64')]) {
-      const res = await server.get('/v1/foods', { token: null, headers: { authorization: header } });
+      const res = await fixture.server.get('/v1/foods', { token: null, headers: { authorization: header } });
       assert.equal(res.status, 401, header);
       assert.deepEqual(res.body, unauthorized);
     }
@@ -134,19 +117,19 @@ describe('authentication', () => {
 
   test('a non-empty password is accepted and ignored', async () => {
     const header = `Basic ${Buffer.from('test-token-0123456789:whatever').toString('base64')}`;
-    assert.equal((await server.get(`/v1/foods/${IDS.sharp}`, { token: null, headers: { authorization: header } })).status, 200);
+    assert.equal((await fixture.server.get(`/v1/foods/${IDS.sharp}`, { token: null, headers: { authorization: header } })).status, 200);
   });
 
   test('authentication comes before 404, 405 and 400', async () => {
-    assert.equal((await server.get('/v1/foods/00000000-0000-4000-8000-999999999999', { token: null })).status, 401);
-    assert.equal((await server.get('/v1/nowhere', { token: null })).status, 401);
-    assert.equal((await server.get('/v1/foods?limit=7', { token: null })).status, 401);
-    const post = await server.fetch('/v1/foods', { method: 'POST', token: null });
+    assert.equal((await fixture.server.get('/v1/foods/00000000-0000-4000-8000-999999999999', { token: null })).status, 401);
+    assert.equal((await fixture.server.get('/v1/nowhere', { token: null })).status, 401);
+    assert.equal((await fixture.server.get('/v1/foods?limit=7', { token: null })).status, 401);
+    const post = await fixture.server.fetch('/v1/foods', { method: 'POST', token: null });
     assert.equal(post.status, 401);
   });
 
   test('/healthz needs no token', async () => {
-    const res = await server.get('/healthz', { token: null });
+    const res = await fixture.server.get('/healthz', { token: null });
     assert.equal(res.status, 200);
     assert.deepEqual(res.body, { status: 'ok' });
   });
@@ -154,15 +137,15 @@ describe('authentication', () => {
 
 describe('errors', () => {
   test('an unknown route is 404 with the path as received', async () => {
-    const res = await server.get('/v1/nowhere/x?limit=5');
+    const res = await fixture.server.get('/v1/nowhere/x?limit=5');
     assert.equal(res.status, 404);
     assert.deepEqual(res.body, { code: 404, message: 'Not Found', details: 'Path: /v1/nowhere/x' });
-    assert.deepEqual((await server.get('/elsewhere', { token: null })).body, { code: 404, message: 'Not Found', details: 'Path: /elsewhere' });
+    assert.deepEqual((await fixture.server.get('/elsewhere', { token: null })).body, { code: 404, message: 'Not Found', details: 'Path: /elsewhere' });
   });
 
   test('a method other than GET/HEAD is 405 with Allow', async () => {
     for (const method of ['POST', 'PUT', 'DELETE', 'PATCH']) {
-      const res = await server.fetch(`/v1/foods/${IDS.sharp}`, { method });
+      const res = await fixture.server.fetch(`/v1/foods/${IDS.sharp}`, { method });
       assert.equal(res.status, 405);
       assert.equal(res.headers.get('allow'), 'GET, HEAD');
       assert.deepEqual(await res.json(), { code: 405, message: 'Method Not Allowed', details: `Method: ${method}` });
@@ -170,21 +153,21 @@ describe('errors', () => {
   });
 
   test('HEAD answers like GET without a body', async () => {
-    const res = await server.fetch(`/v1/foods/${IDS.sharp}`, { method: 'HEAD' });
+    const res = await fixture.server.fetch(`/v1/foods/${IDS.sharp}`, { method: 'HEAD' });
     assert.equal(res.status, 200);
     assert.equal(await res.text(), '');
   });
 
   test('a known parameter given twice is a 400 naming it', async () => {
-    const res = await server.get(`/v1/foods/${IDS.sharp}?fields=name&fields=brand`);
+    const res = await fixture.server.get(`/v1/foods/${IDS.sharp}?fields=name&fields=brand`);
     assert.equal(res.status, 400);
     assert.deepEqual(res.body, { code: 400, message: 'Invalid parameter', details: "Parameter 'fields': given more than once" });
   });
 
   test('a URI over 64 KiB is 414; 1,000 uuids in a list fit', async () => {
     const ids = Array.from({ length: 1000 }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`).join(',');
-    assert.equal((await server.get(`/v1/foods?brands=${ids}`)).status, 200);
-    const res = await server.get(`/v1/foods?query=${'a'.repeat(70 * 1024)}`);
+    assert.equal((await fixture.server.get(`/v1/foods?brands=${ids}`)).status, 200);
+    const res = await fixture.server.get(`/v1/foods?query=${'a'.repeat(70 * 1024)}`);
     assert.equal(res.status, 414);
     assert.equal((res.body as { code: number }).code, 414);
   });
@@ -192,7 +175,7 @@ describe('errors', () => {
 
 describe('partial responses on single records', () => {
   const food = async (fields: string): Promise<{ status: number; body: unknown }> =>
-    server.get(`/v1/foods/${IDS.sharp}?fields=${encodeURIComponent(fields)}`);
+    fixture.server.get(`/v1/foods/${IDS.sharp}?fields=${encodeURIComponent(fields)}`);
 
   test('plain, nested and list selectors', async () => {
     assert.deepEqual((await food('name,brand/name')).body, { food: { brand: { name: 'Acme Dairy' }, name: 'Cheddar cheese, sharp' } });
@@ -225,11 +208,11 @@ describe('partial responses on single records', () => {
   });
 
   test('fields on brands, categories and tags', async () => {
-    assert.deepEqual((await server.get(`/v1/brands/${IDS.acme}?fields=name`)).body, { brand: { name: 'Acme Dairy' } });
-    assert.deepEqual((await server.get(`/v1/categories/${IDS.hard}?fields=hierarchy/id,isLeaf`)).body, {
+    assert.deepEqual((await fixture.server.get(`/v1/brands/${IDS.acme}?fields=name`)).body, { brand: { name: 'Acme Dairy' } });
+    assert.deepEqual((await fixture.server.get(`/v1/categories/${IDS.hard}?fields=hierarchy/id,isLeaf`)).body, {
       category: { hierarchy: [{ id: IDS.dairy }, { id: IDS.cheese }, { id: IDS.hard }], isLeaf: true },
     });
-    const summary = await server.get(`/v1/tags/${IDS.organic}?fields=$summary`);
+    const summary = await fixture.server.get(`/v1/tags/${IDS.organic}?fields=$summary`);
     assert.deepEqual(summary.body, { code: 400, message: "Unknown path in 'fields'", details: "Path: '$summary'" });
   });
 
@@ -248,36 +231,36 @@ describe('partial responses on single records', () => {
   });
 
   test('an empty fields is the same as none', async () => {
-    assert.deepEqual((await server.get(`/v1/foods/${IDS.sharp}?fields=`)).body, (await server.get(`/v1/foods/${IDS.sharp}`)).body);
+    assert.deepEqual((await fixture.server.get(`/v1/foods/${IDS.sharp}?fields=`)).body, (await fixture.server.get(`/v1/foods/${IDS.sharp}`)).body);
   });
 });
 
 describe('caching', () => {
   test('records carry Last-Modified and answer If-Modified-Since with 304', async () => {
-    const first = await server.get(`/v1/foods/${IDS.sharp}`);
+    const first = await fixture.server.get(`/v1/foods/${IDS.sharp}`);
     const lastModified = first.headers.get('last-modified');
     assert.ok(lastModified);
-    const same = await server.get(`/v1/foods/${IDS.sharp}`, { headers: { 'if-modified-since': lastModified } });
+    const same = await fixture.server.get(`/v1/foods/${IDS.sharp}`, { headers: { 'if-modified-since': lastModified } });
     assert.equal(same.status, 304);
     assert.equal(same.text, '');
     const later = new Date(Date.parse(lastModified) + 60_000).toUTCString();
-    assert.equal((await server.get(`/v1/foods/${IDS.sharp}`, { headers: { 'if-modified-since': later } })).status, 304);
+    assert.equal((await fixture.server.get(`/v1/foods/${IDS.sharp}`, { headers: { 'if-modified-since': later } })).status, 304);
     const earlier = new Date(Date.parse(lastModified) - 1000).toUTCString();
-    assert.equal((await server.get(`/v1/foods/${IDS.sharp}`, { headers: { 'if-modified-since': earlier } })).status, 200);
+    assert.equal((await fixture.server.get(`/v1/foods/${IDS.sharp}`, { headers: { 'if-modified-since': earlier } })).status, 200);
   });
 
   test('a weak ETag answers If-None-Match with 304', async () => {
-    const first = await server.get(`/v1/brands/${IDS.acme}`);
+    const first = await fixture.server.get(`/v1/brands/${IDS.acme}`);
     const etag = first.headers.get('etag');
     assert.match(etag ?? '', /^W\/"/);
-    assert.equal((await server.get(`/v1/brands/${IDS.acme}`, { headers: { 'if-none-match': etag! } })).status, 304);
-    assert.equal((await server.get(`/v1/brands/${IDS.acme}`, { headers: { 'if-none-match': 'W/"other"' } })).status, 200);
+    assert.equal((await fixture.server.get(`/v1/brands/${IDS.acme}`, { headers: { 'if-none-match': etag! } })).status, 304);
+    assert.equal((await fixture.server.get(`/v1/brands/${IDS.acme}`, { headers: { 'if-none-match': 'W/"other"' } })).status, 200);
   });
 
   test('collections carry the catalogue Last-Modified', async () => {
-    const res = await server.get('/v1/tags');
+    const res = await fixture.server.get('/v1/tags');
     const lastModified = res.headers.get('last-modified');
     assert.ok(lastModified);
-    assert.equal((await server.get('/v1/tags', { headers: { 'if-modified-since': lastModified } })).status, 304);
+    assert.equal((await fixture.server.get('/v1/tags', { headers: { 'if-modified-since': lastModified } })).status, 304);
   });
 });

@@ -1,31 +1,16 @@
 // Real, independent SOAP clients loaded from the served WSDL: zeep (Python) and PHP SoapClient.
-import { after, before, describe, test, type TestContext } from 'node:test';
+import { describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { importInto } from '../helpers/cli.js';
-import { fixturePath, ROOT, tempDir } from '../helpers/paths.js';
-import { startTestServer, TEST_TOKEN, type TestServer } from '../helpers/server.js';
+import { ROOT } from '../helpers/paths.js';
+import { TEST_TOKEN } from '../helpers/server.js';
 import { IDS } from '../helpers/fixture-catalog.js';
+import { fixtureServer } from '../helpers/fixture-server.js';
 
 const run = promisify(execFile);
-let server: TestServer;
-let cleanup: () => void;
-
-before(async () => {
-  const tmp = tempDir();
-  cleanup = tmp.cleanup;
-  const db = join(tmp.dir, 'catalog.db');
-  await importInto(db, 'catalog', [fixturePath('catalog.json')]);
-  server = await startTestServer(db);
-});
-
-after(async () => {
-  await server.close();
-  cleanup();
-});
+const fixture = fixtureServer();
 
 interface ClientReport {
   search: { name: string; children: { id: string; name: string }[] }[];
@@ -55,7 +40,7 @@ async function drive(t: TestContext, command: string, args: string[], probe: str
   const { stdout } = await run(command, args, {
     timeout: 60_000,
     env: {
-      ...process.env, FOODLOOKUP_URL: server.url, FOODLOOKUP_DEVKEY: TEST_TOKEN, FOODLOOKUP_TERMS: 'cheddar cheese',
+      ...process.env, FOODLOOKUP_URL: fixture.server.url, FOODLOOKUP_DEVKEY: TEST_TOKEN, FOODLOOKUP_TERMS: 'cheddar cheese',
       FOODLOOKUP_FOOD_ID: IDS.sharp, FOODLOOKUP_NIL_FOOD_ID: IDS.creme,
     },
   });
@@ -96,8 +81,4 @@ describe('real SOAP clients', () => {
     assert.match(report.soap11?.code ?? '', /VersionMismatch$/);
   });
 
-  test('the client scripts are in the repository', () => {
-    assert.ok(existsSync(join(ROOT, 'test/soap-clients/zeep_client.py')));
-    assert.ok(existsSync(join(ROOT, 'test/soap-clients/php_client.php')));
-  });
 });

@@ -1,28 +1,12 @@
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
-import { join } from 'node:path';
-import { importInto } from '../helpers/cli.js';
-import { fixturePath, tempDir } from '../helpers/paths.js';
-import { startTestServer, TEST_TOKEN, type TestServer } from '../helpers/server.js';
+import { TEST_TOKEN } from '../helpers/server.js';
 import { IDS } from '../helpers/fixture-catalog.js';
+import { fixtureServer } from '../helpers/fixture-server.js';
 import { envelope, faultOf, post, SOAP12 } from '../helpers/soap.js';
 
-let server: TestServer;
-let cleanup: () => void;
-
-before(async () => {
-  const tmp = tempDir();
-  cleanup = tmp.cleanup;
-  const db = join(tmp.dir, 'catalog.db');
-  await importInto(db, 'catalog', [fixturePath('catalog.json')]);
-  server = await startTestServer(db);
-});
-
-after(async () => {
-  await server.close();
-  cleanup();
-});
+const fixture = fixtureServer();
 
 const search = (terms: string, devkey = TEST_TOKEN): string => envelope('foodSearch', { devkey, terms });
 const getFood = (id: string, devkey = TEST_TOKEN): string => envelope('getFood', { devkey, id });
@@ -30,18 +14,18 @@ const getFood = (id: string, devkey = TEST_TOKEN): string => envelope('getFood',
 describe('SOAP: WSDL', () => {
   test('GET ?wsdl serves the WSDL with the address the request came to, no headers needed', async () => {
     for (const query of ['wsdl', 'WSDL', 'Wsdl=']) {
-      const res = await fetch(`${server.url}/soap/1.2?${query}`);
+      const res = await fetch(`${fixture.server.url}/soap/1.2?${query}`);
       assert.equal(res.status, 200);
       const text = await res.text();
       assert.match(text, /<wsdl:definitions name="FoodSearch"/);
-      assert.match(text, new RegExp(`<soap12:address location="${server.url}/soap/1.2"/>`));
+      assert.match(text, new RegExp(`<soap12:address location="${fixture.server.url}/soap/1.2"/>`));
     }
   });
 
   test('the address follows the Host header', async () => {
     // fetch may not set Host: a plain node:http request does.
     const text = await new Promise<string>((resolve, reject) => {
-      const req = request(`${server.url}/soap/1.2?wsdl`, { headers: { host: 'food.example:9000' } }, (res) => {
+      const req = request(`${fixture.server.url}/soap/1.2?wsdl`, { headers: { host: 'food.example:9000' } }, (res) => {
         let data = '';
         res.on('data', (d: Buffer) => (data += d.toString()));
         res.on('end', () => resolve(data));
@@ -55,7 +39,7 @@ describe('SOAP: WSDL', () => {
 
 describe('SOAP: operations', () => {
   test('foodSearch: foods whose name holds every word, grouped by their leaf category', async () => {
-    const res = await post(server, search('cheddar CHEESE'));
+    const res = await post(fixture.server, search('cheddar CHEESE'));
     assert.equal(res.status, 200);
     assert.match(res.type, /^application\/soap\+xml/);
     assert.match(res.text, new RegExp(`<env:Envelope xmlns:env="${SOAP12}" xmlns:fs="urn:FoodSearch1" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">`));
@@ -66,25 +50,25 @@ describe('SOAP: operations', () => {
   });
 
   test('foodSearch: categories ordered by their best food; names only, whole words, diacritics folded', async () => {
-    const res = await post(server, search('cheese'));
+    const res = await post(fixture.server, search('cheese'));
     const names = [...res.text.matchAll(/<fs:categories><fs:name>([^<]*)</g)].map((m) => m[1]);
     assert.equal(names.length, 2);
     assert.deepEqual([...names].sort(), ['Hard cheese', 'Soft cheese']);
     assert.doesNotMatch(res.text, /Brie/, 'Brie is a cheese by classification, not by name');
-    assert.match((await post(server, search('creme'))).text, /Crème brûlée/);
-    assert.doesNotMatch((await post(server, search('chedd'))).text, /<fs:categories>/, 'whole words only');
+    assert.match((await post(fixture.server, search('creme'))).text, /Crème brûlée/);
+    assert.doesNotMatch((await post(fixture.server, search('chedd'))).text, /<fs:categories>/, 'whole words only');
   });
 
   test('foodSearch: empty, blank, punctuation-only and unmatched terms give no categories', async () => {
     for (const terms of ['', '   ', '&amp;&lt;!?', 'xyzzy']) {
-      const res = await post(server, search(terms));
+      const res = await post(fixture.server, search(terms));
       assert.equal(res.status, 200);
       assert.match(res.text, /<fs:foodSearchResponse><\/fs:foodSearchResponse>/);
     }
   });
 
   test('getFood: one servings element per serving, nutrients scaled, calories from kJ, 3 decimals', async () => {
-    const res = await post(server, getFood(IDS.sharp));
+    const res = await post(fixture.server, getFood(IDS.sharp));
     assert.equal(res.status, 200);
     assert.match(res.text, new RegExp(`<fs:food><fs:id>${IDS.sharp}</fs:id><fs:name>Cheddar cheese, sharp</fs:name><fs:servings>`));
     const servings = [...res.text.matchAll(/<fs:servings><fs:name>([^<]*)<\/fs:name><fs:nutrients>(.*?)<\/fs:nutrients><\/fs:servings>/g)];
@@ -96,16 +80,16 @@ describe('SOAP: operations', () => {
   });
 
   test('getFood: a food without nutrients has every element, all nil', async () => {
-    const res = await post(server, getFood(IDS.creme));
+    const res = await post(fixture.server, getFood(IDS.creme));
     for (const element of ['calories', 'fat', 'carbohydrate', 'protein', 'fiber', 'sugar', 'sodium', 'calcium', 'satfat', 'cholesterol']) {
       assert.match(res.text, new RegExp(`<fs:${element} xsi:nil="true"/>`));
     }
   });
 
   test('names are XML-escaped', async () => {
-    assert.match((await post(server, getFood(IDS.sharp))).text, /<fs:name>Cheddar cheese, sharp<\/fs:name>/);
+    assert.match((await post(fixture.server, getFood(IDS.sharp))).text, /<fs:name>Cheddar cheese, sharp<\/fs:name>/);
     // The fixture's apostrophes and accents travel as text.
-    assert.match((await post(server, search('brulee'))).text, /<fs:name>Crème brûlée<\/fs:name>/);
+    assert.match((await post(fixture.server, search('brulee'))).text, /<fs:name>Crème brûlée<\/fs:name>/);
   });
 });
 
@@ -119,7 +103,7 @@ describe('SOAP: faults (contract C6)', () => {
   ];
   for (const [name, body, status, reason] of cases) {
     test(`${name}: Sender fault '${reason}'`, async () => {
-      const res = await post(server, body);
+      const res = await post(fixture.server, body);
       assert.equal(res.status, status);
       assert.match(res.type, /^application\/soap\+xml/);
       assert.deepEqual(faultOf(res.text), { code: 'env:Sender', reason });
@@ -127,14 +111,14 @@ describe('SOAP: faults (contract C6)', () => {
   }
 
   test('an unknown id carries the FoodNotFound subcode and detail', async () => {
-    const res = await post(server, getFood('00000000-0000-4000-8000-999999999999'));
+    const res = await post(fixture.server, getFood('00000000-0000-4000-8000-999999999999'));
     assert.match(res.text, /<env:Subcode><env:Value xmlns:fs="urn:FoodSearch1">fs:FoodNotFound<\/env:Value><\/env:Subcode>/);
     assert.match(res.text, /<env:Detail xmlns:fs="urn:FoodSearch1"><fs:foodNotFound><fs:id>00000000-0000-4000-8000-999999999999<\/fs:id><\/fs:foodNotFound><\/env:Detail>/);
   });
 
   test('getFood takes the foodId, not a revisionId', async () => {
-    const { food } = (await server.get(`/v1/foods/${IDS.sharp}?fields=revisionId`)).body as { food: { revisionId: string } };
-    assert.equal(faultOf((await post(server, getFood(food.revisionId))).text).reason, 'Food not found');
+    const { food } = (await fixture.server.get(`/v1/foods/${IDS.sharp}?fields=revisionId`)).body as { food: { revisionId: string } };
+    assert.equal(faultOf((await post(fixture.server, getFood(food.revisionId))).text).reason, 'Food not found');
   });
 
   test('malformed XML, a wrong root, an unknown operation: Sender faults without internals', async () => {
@@ -148,7 +132,7 @@ describe('SOAP: faults (contract C6)', () => {
       `<env:Envelope xmlns:env="${SOAP12}"><env:Body><f:getFood xmlns:f="urn:FoodSearch1"><f:devkey>${TEST_TOKEN}</f:devkey></f:getFood></env:Body></env:Envelope>`,
     ];
     for (const body of bodies) {
-      const res = await post(server, body);
+      const res = await post(fixture.server, body);
       assert.equal(res.status, 400, body);
       const fault = faultOf(res.text);
       assert.equal(fault.code, 'env:Sender', body);
@@ -158,7 +142,7 @@ describe('SOAP: faults (contract C6)', () => {
 
   test('a SOAP 1.1 envelope gets a SOAP 1.1 VersionMismatch fault with the Upgrade header', async () => {
     const body = `<SOAP-ENV:Envelope xmlns:SOAP-ENV="http://schemas.xmlsoap.org/soap/envelope/" xmlns:ns1="urn:FoodSearch1"><SOAP-ENV:Body><ns1:foodSearch><ns1:devkey>${TEST_TOKEN}</ns1:devkey><ns1:terms>x</ns1:terms></ns1:foodSearch></SOAP-ENV:Body></SOAP-ENV:Envelope>`;
-    const res = await server.fetch('/soap/1.2', { method: 'POST', token: null, headers: { 'content-type': 'text/xml; charset=utf-8', soapaction: '"urn:FoodSearchAction"' }, body });
+    const res = await fixture.server.fetch('/soap/1.2', { method: 'POST', token: null, headers: { 'content-type': 'text/xml; charset=utf-8', soapaction: '"urn:FoodSearchAction"' }, body });
     assert.equal(res.status, 500);
     assert.match(res.headers.get('content-type') ?? '', /^text\/xml/);
     const text = await res.text();
@@ -168,7 +152,7 @@ describe('SOAP: faults (contract C6)', () => {
 
   test('a mustUnderstand header block is a MustUnderstand fault', async () => {
     const body = `<env:Envelope xmlns:env="${SOAP12}"><env:Header><x:Tx xmlns:x="urn:x" env:mustUnderstand="true"/></env:Header><env:Body><f:foodSearch xmlns:f="urn:FoodSearch1"><f:devkey>${TEST_TOKEN}</f:devkey><f:terms>x</f:terms></f:foodSearch></env:Body></env:Envelope>`;
-    const res = await post(server, body);
+    const res = await post(fixture.server, body);
     assert.equal(res.status, 500);
     assert.equal(faultOf(res.text).code, 'env:MustUnderstand');
   });
@@ -177,7 +161,7 @@ describe('SOAP: faults (contract C6)', () => {
 describe('SOAP: hostile XML', () => {
   test('an external entity (XXE) is refused as a Sender fault and nothing is read', async () => {
     const body = `<?xml version="1.0"?><!DOCTYPE x [<!ENTITY xxe SYSTEM "file:///etc/passwd">]><env:Envelope xmlns:env="${SOAP12}"><env:Body><f:foodSearch xmlns:f="urn:FoodSearch1"><f:devkey>${TEST_TOKEN}</f:devkey><f:terms>&xxe;</f:terms></f:foodSearch></env:Body></env:Envelope>`;
-    const res = await post(server, body);
+    const res = await post(fixture.server, body);
     assert.equal(res.status, 400);
     assert.equal(faultOf(res.text).code, 'env:Sender');
     assert.doesNotMatch(res.text, /root:/);
@@ -186,25 +170,25 @@ describe('SOAP: hostile XML', () => {
   test('entity expansion (billion laughs) is refused at once', async () => {
     const lol = '<!DOCTYPE lolz [<!ENTITY lol "lol">' + Array.from({ length: 9 }, (_, i) => `<!ENTITY lol${i + 1} "${`&lol${i === 0 ? '' : i};`.repeat(10)}">`).join('') + ']>';
     const started = performance.now();
-    const res = await post(server, `${lol}<env:Envelope xmlns:env="${SOAP12}"><env:Body>&lol9;</env:Body></env:Envelope>`);
+    const res = await post(fixture.server, `${lol}<env:Envelope xmlns:env="${SOAP12}"><env:Body>&lol9;</env:Body></env:Envelope>`);
     assert.equal(res.status, 400);
     assert.equal(faultOf(res.text).code, 'env:Sender');
     assert.ok(performance.now() - started < 5000);
   });
 
   test('an undefined entity is malformed', async () => {
-    const res = await post(server, search('&nope;'));
+    const res = await post(fixture.server, search('&nope;'));
     assert.equal(faultOf(res.text).code, 'env:Sender');
   });
 
   test('a body over 64 KB is refused with 413 and a Sender fault', async () => {
-    const res = await post(server, search('x'.repeat(70 * 1024)));
+    const res = await post(fixture.server, search('x'.repeat(70 * 1024)));
     assert.equal(res.status, 413);
     assert.equal(faultOf(res.text).code, 'env:Sender');
   });
 
   test('a JSON body is refused as a Sender fault (415)', async () => {
-    const res = await post(server, '{}', 'application/json');
+    const res = await post(fixture.server, '{}', 'application/json');
     assert.equal(res.status, 415);
     assert.equal(faultOf(res.text).code, 'env:Sender');
   });
@@ -216,7 +200,7 @@ describe('SOAP: hostile XML', () => {
       `<E:Envelope xmlns:E="${SOAP12}" xmlns:q="urn:FoodSearch1"><E:Header/><E:Body><q:foodSearch><q:devkey>${TEST_TOKEN}</q:devkey><q:terms/></q:foodSearch></E:Body></E:Envelope>`,
     ];
     for (const body of variants) {
-      const res = await post(server, body, 'application/soap+xml; charset=utf-8; action="urn:FoodSearchAction"');
+      const res = await post(fixture.server, body, 'application/soap+xml; charset=utf-8; action="urn:FoodSearchAction"');
       assert.equal(res.status, 200, res.text);
       assert.match(res.text, /<fs:foodSearchResponse>/);
     }
