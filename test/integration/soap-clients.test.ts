@@ -80,5 +80,4 @@ describe('real SOAP clients', () => {
     checkReport(report);
     assert.match(report.soap11?.code ?? '', /VersionMismatch$/);
   });
-
 });
