@@ -125,30 +125,37 @@ export class SqliteCatalogStore implements CatalogStore {
     return Promise.resolve(tag ? { value: tag.value, lastModified: tag.lastModified } : undefined);
   }
 
-  private prepared(sql: string): Statement {
-    let statement = this.statements.get(sql);
+  /**
+   * Statements are prepared once per text and result shape: better-sqlite3's pluck/raw modes
+   * stick to a statement, so each shape gets its own statement rather than toggling one.
+   */
+  private prepared(sql: string, shape: 'rows' | 'value' | 'arrays' = 'rows'): Statement {
+    const key = `${shape}:${sql}`;
+    let statement = this.statements.get(key);
     if (!statement) {
       statement = this.db.prepare(sql);
+      if (shape === 'value') statement.pluck();
+      if (shape === 'arrays') statement.raw();
       if (this.statements.size > 500) this.statements.clear();
-      this.statements.set(sql, statement);
+      this.statements.set(key, statement);
     }
     return statement;
   }
 
   private run<T>(built: BuiltQuery): { total: number; rows: T[] } {
     const rows = this.prepared(built.page.text).all(...built.page.params) as T[];
-    const total = this.prepared(built.count.text).pluck().get(...built.count.params) as number;
+    const total = this.prepared(built.count.text, 'value').get(...built.count.params) as number;
     return { total, rows };
   }
 
   foods(query: FoodQuery): Promise<Page<FoodHit>> {
     const dictionary = this.current();
     const built = foodsQuery(query);
-    const page = this.prepared(built.page.text).raw().all(...built.page.params) as [number, number?][];
+    const page = this.prepared(built.page.text, 'arrays').all(...built.page.params) as [number, number?][];
     const rids = page.map((r) => r[0]);
     const total = built.pageCarriesTotal && page.length > 0
       ? page[0]![1]!
-      : (this.prepared(built.count.text).pluck().get(...built.count.params) as number);
+      : (this.prepared(built.count.text, 'value').get(...built.count.params) as number);
     const byRid = new Map<number, FoodRow>();
     for (const row of this.foodsByRid.all(JSON.stringify(rids))) byRid.set(row.rid, row);
     const by = query.grouping?.by;
