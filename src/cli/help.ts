@@ -27,6 +27,8 @@ Formats:
              or FILE.jsonl, one {"kind":"brand"|"category"|"tag"|"food",…} per line (streamed)
   usda-sr    a folder of USDA Standard Reference ASCII files (FOOD_DES, ABBREV or
              NUT_DATA+NUTR_DEF, WEIGHT, optional FD_GROUP; plain or .gz); region us by default
+  off        Open Food Facts: the CSV export (.csv, tab-separated) or the JSONL dump (.jsonl),
+             plain or .gz, streamed; regions from countries_tags (others are skipped)
 
 Options:
   --region au|us     region for sources that have none of their own

@@ -10,7 +10,7 @@ Usage: foodlookup <command> [options]
 
 Commands:
   serve     run the JSON interface, the SOAP interface and the WSDL on one port
-  import    load data into the catalogue (formats: catalog, usda-sr)
+  import    load data into the catalogue (formats: catalog, usda-sr, off)
   start     first-run path of 'npm start': build the database from the bundled USDA
             data when it does not exist, then serve
   tokens    manage access tokens (create, list, revoke)

@@ -113,7 +113,9 @@ export type CatalogRecord =
   | { readonly kind: 'tag'; readonly value: CatalogTag; readonly source: SourceRef }
   | { readonly kind: 'food'; readonly value: CatalogFood; readonly source: SourceRef }
   /** A source record the importer could not turn into a catalogue record. */
-  | { readonly kind: 'invalid'; readonly reason: string; readonly source: SourceRef };
+  | { readonly kind: 'invalid'; readonly reason: string; readonly source: SourceRef }
+  /** A well-formed source record that is out of scope (e.g. not sold in au or us): reported, never fatal. */
+  | { readonly kind: 'skipped'; readonly reason: string; readonly source: SourceRef };
 
 export function describeSource(source: SourceRef): string {
   if (source.line !== undefined) return `${source.file}:${source.line}`;

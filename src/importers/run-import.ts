@@ -22,7 +22,7 @@ export interface ImportSummary {
 /** The import failed and changed nothing; the message names file, line and reason. */
 export class ImportFailed extends Error {}
 
-type Valid = Exclude<CatalogRecord, { kind: 'invalid' }>;
+type Valid = Exclude<CatalogRecord, { kind: 'invalid' | 'skipped' }>;
 
 /**
  * Every record goes through the same record rules whichever importer made it (the catalog
@@ -63,6 +63,11 @@ export async function runImport(
       const where = describeSource(record.source);
       if (record.kind === 'invalid') {
         reject(where, record.reason);
+        continue;
+      }
+      if (record.kind === 'skipped') {
+        counts.skipped++;
+        options.onSkip?.(`${where}: ${record.reason}`);
         continue;
       }
       const valid = recheck(record);

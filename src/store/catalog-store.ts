@@ -143,7 +143,7 @@ export class RecordRejected extends Error {}
 /** One import, one transaction (contract C4). */
 export interface ImportTransaction {
   /** Upserts one record by id; throws RecordRejected when it breaks a reference rule. */
-  put(record: Exclude<CatalogRecord, { kind: 'invalid' }>): Promise<PutOutcome>;
+  put(record: Exclude<CatalogRecord, { kind: 'invalid' | 'skipped' }>): Promise<PutOutcome>;
   /**
    * Checks the rules that need the whole catalogue (parents exist, no cycles, foods only in
    * leaves, regions agree). Returns one message per problem; empty when all hold.

@@ -6,7 +6,7 @@ import { deriveRevisionId } from '../../domain/revision.js';
 import { fold } from '../../domain/text.js';
 import { RecordRejected, type ImportTransaction, type PutOutcome } from '../catalog-store.js';
 
-type PutRecord = Exclude<CatalogRecord, { kind: 'invalid' }>;
+type PutRecord = Exclude<CatalogRecord, { kind: 'invalid' | 'skipped' }>;
 
 const GENERIC_IDS: ReadonlySet<string> = new Set(Object.values(GENERIC_BRAND_IDS));
 

@@ -1,0 +1,4 @@
+import { registerFormat } from '../formats.js';
+import { readOff } from './reader.js';
+
+registerFormat('off', readOff);
