@@ -46,6 +46,8 @@ export class SqliteImport implements ImportTransaction {
   private readonly changedBrands = new Set<string>();
   private readonly renamedBrands = new Set<string>();
   private readonly changedCategories = new Set<string>();
+  /** Categories were added, changed or removed: the tree's derived data must be rebuilt. */
+  private treeChanged = false;
   private readonly changedTags = new Set<string>();
   private changedFoods = 0;
   private open = true;
@@ -143,6 +145,7 @@ export class SqliteImport implements ImportTransaction {
     if (row && row.name === category.name && row.region === category.region && row.parent_id === parent) return 'unchanged';
     const key = fold(category.name);
     this.changedCategories.add(category.id);
+    this.treeChanged = true;
     if (!row) {
       const { lastInsertRowid } = this.s['catIns']!.run(category.id, category.name, key, category.region, parent, this.now);
       this.s['catFtsIns']!.run(lastInsertRowid, key);
@@ -247,7 +250,7 @@ export class SqliteImport implements ImportTransaction {
     };
     const dropped = drop('tags', 'tags_fts', 'tag') + drop('brands', 'brands_fts', 'brand', [...GENERIC_IDS]);
     const droppedCategories = drop('categories', 'categories_fts', 'category');
-    if (droppedCategories > 0) this.changedCategories.add('');
+    if (droppedCategories > 0) this.treeChanged = true;
     this.changedFoods += dropped + droppedCategories;
   }
 
@@ -320,7 +323,7 @@ export class SqliteImport implements ImportTransaction {
   check(): Promise<readonly string[]> {
     const problems: string[] = [];
     if (this.replace) this.deleteUnseen();
-    if (this.changedCategories.size > 0) this.rebuildCategories(problems);
+    if (this.treeChanged) this.rebuildCategories(problems);
     const at = (id: string): string => this.sourceOf('food', id);
     this.listProblems(problems,
       `SELECT f.id, f.category_id FROM foods f JOIN categories c ON c.id = f.category_id WHERE c.is_leaf = 0`,
