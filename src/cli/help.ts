@@ -29,6 +29,10 @@ Formats:
              NUT_DATA+NUTR_DEF, WEIGHT, optional FD_GROUP; plain or .gz); region us by default
   off        Open Food Facts: the CSV export (.csv, tab-separated) or the JSONL dump (.jsonl),
              plain or .gz, streamed; regions from countries_tags (others are skipped)
+  fdc        folders of unzipped USDA FoodData Central CSV downloads (Foundation, SR Legacy,
+             Branded: food, food_nutrient, nutrient, food_portion, measure_unit, food_category,
+             branded_food; plain or .gz); staged on disk (FOODLOOKUP_TMPDIR), so memory stays
+             flat; branded foods take their region from market_country, the others us by default
 
 Options:
   --region au|us     region for sources that have none of their own

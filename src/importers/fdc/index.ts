@@ -1,0 +1,4 @@
+import { registerFormat } from '../formats.js';
+import { readFdc } from './reader.js';
+
+registerFormat('fdc', readFdc);
