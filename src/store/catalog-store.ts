@@ -121,6 +121,11 @@ export interface CatalogReader {
   state(): Promise<CatalogState>;
   /** A food by its foodId or by its current revisionId (case-insensitive). */
   food(idOrRevision: string): Promise<Stamped<Food> | undefined>;
+  /**
+   * The same food already serialised as its API JSON (service.md 2.1 member order), for whole
+   * responses: a store can assemble it from stored fragments without building the object.
+   */
+  foodJson(idOrRevision: string): Promise<Stamped<{ readonly revisionId: string; readonly json: string }> | undefined>;
   brand(id: string): Promise<Stamped<Brand> | undefined>;
   category(id: string): Promise<Stamped<Category> | undefined>;
   tag(id: string): Promise<Stamped<Tag> | undefined>;

@@ -57,6 +57,16 @@ describe('single records', () => {
     assert.deepEqual(brie.food.tags, [{ id: IDS.glutenFree, name: 'Gluten free' }, { id: IDS.organic, name: 'Organic' }]);
   });
 
+  test('every food by id is exactly the food the list serialises, member order included', async () => {
+    // By id the store splices stored JSON fragments; lists build objects: both must agree byte for byte.
+    const list = (await fixture.server.get('/v1/foods?limit=100')).body as { foods: { foodId: string }[] };
+    assert.ok(list.foods.length >= 5);
+    for (const food of list.foods) {
+      const byId = (await fixture.server.get(`/v1/foods/${food.foodId}`)).body as { food: unknown };
+      assert.equal(JSON.stringify(byId.food), JSON.stringify(food));
+    }
+  });
+
   test('a food is found by its current revisionId too, and ids compare case-insensitively', async () => {
     const first = (await fixture.server.get(`/v1/foods/${IDS.skim}`)).body as { food: { revisionId: string } };
     const byRevision = await fixture.server.get(`/v1/foods/${first.food.revisionId.toUpperCase()}`);

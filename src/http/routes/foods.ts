@@ -24,8 +24,15 @@ export function foodRoutes(app: FastifyInstance, reader: CatalogReader, cache: R
 
   getRoute(app, '/foods/:foodId', async (request, reply) => {
     const { fields } = recordRequest(rawQuery(request));
-    const select = projector(fields, { resource: 'food', collection: false, grouping: false });
     const id = request.params['foodId'] ?? '';
+    if (fields === undefined) {
+      // The whole food: sent as the store serialised it, the most frequent request of all.
+      const whole = await reader.foodJson(id);
+      if (!whole) throw errors.recordNotFound('Food', id);
+      if (answerIfNotModified(request, reply, whole.lastModified, whole.value.revisionId)) return reply;
+      return reply.type('application/json; charset=utf-8').send(`{"food":${whole.value.json}}`);
+    }
+    const select = projector(fields, { resource: 'food', collection: false, grouping: false });
     const found = await reader.food(id);
     if (!found) throw errors.recordNotFound('Food', id);
     if (answerIfNotModified(request, reply, found.lastModified, found.value.revisionId)) return reply;

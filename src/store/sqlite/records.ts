@@ -78,3 +78,41 @@ export function foodRowToFood(row: FoodRow, context: FoodContext): Food {
     nutrients: body.nutrients,
   };
 }
+
+/** JSON fragments of the records a food embeds, serialised once per catalogue version. */
+export interface FoodJsonContext {
+  brandJson(id: string): string | undefined;
+  categoryJson(id: string): string | undefined;
+  /** The tags of a stored `tag_ids` text, in name order. */
+  tagsJson(tagIds: string): string;
+}
+
+/**
+ * Where the stored body's first member after `note` begins: the body is written by
+ * JSON.stringify with otherNames, description, note, mass, volume, servings… in that order and
+ * servings always present. A key's quote can only follow `{` or `,` outside strings (inside a
+ * string every quote is escaped), so the search cannot land inside a value.
+ */
+function classificationSlot(body: string): number {
+  for (const key of ['"mass":', '"volume":', '"servings":']) {
+    for (let i = body.indexOf(key); i !== -1; i = body.indexOf(key, i + 1)) {
+      const before = body[i - 1];
+      if (before === '{' || before === ',') return i;
+    }
+  }
+  throw new Error('stored food body has no servings');
+}
+
+/**
+ * The API food as JSON text, spliced from the stored row and pre-serialised brand, category
+ * and tags: no parse and re-serialise of the body. Member order as foodRowToFood.
+ */
+export function foodRowToJson(row: FoodRow, context: FoodJsonContext): string {
+  const brand = context.brandJson(row.brand_id);
+  const category = context.categoryJson(row.category_id);
+  if (brand === undefined || category === undefined) throw new Error(`food ${row.id} refers to a missing brand or category`);
+  const slot = classificationSlot(row.body);
+  return `{"foodId":"${row.id}","revisionId":"${row.revision_id}","region":"${row.region}","brand":${brand},"category":${category},`
+    + `"tags":${context.tagsJson(row.tag_ids)},"name":${JSON.stringify(row.name)},${row.body.slice(1, slot)}`
+    + `"classification":${JSON.stringify(row.classification)},${row.body.slice(slot)}`;
+}

@@ -11,8 +11,8 @@ import type {
 import { migrate } from './schema.js';
 import { SqliteImport } from './writer.js';
 import {
-  FOOD_COLUMNS, brandRowToBrand, categoryRowToCategory, foodRowToFood, tagRowToTag,
-  type BrandRow, type CategoryRow, type FoodContext, type FoodRow, type TagRow,
+  FOOD_COLUMNS, brandRowToBrand, categoryRowToCategory, foodRowToFood, foodRowToJson, tagRowToTag,
+  type BrandRow, type CategoryRow, type FoodContext, type FoodJsonContext, type FoodRow, type TagRow,
 } from './records.js';
 import { brandsQuery, categoriesQuery, foodsQuery, tagsQuery, type BuiltQuery } from './queries.js';
 import { ftsExpression } from './matching.js';
@@ -21,10 +21,11 @@ import { ftsExpression } from './matching.js';
  * Brands, categories and tags of one catalogue version, held in memory: every food response
  * embeds them, and they are few next to the foods. Rebuilt when the version moves.
  */
-class Dictionary implements FoodContext {
+class Dictionary implements FoodContext, FoodJsonContext {
   readonly brands = new Map<string, Stamped<Brand>>();
   readonly categories = new Map<string, Stamped<Category>>();
   readonly tagsById = new Map<string, Stamped<Tag> & { order: number }>();
+  private readonly json = new Map<string, string>();
 
   constructor(readonly state: CatalogState, db: Db) {
     for (const row of db.prepare('SELECT id, name, region, updated_at FROM brands').all() as BrandRow[]) {
@@ -49,6 +50,31 @@ class Dictionary implements FoodContext {
   tags(ids: readonly string[]): Tag[] {
     const found = ids.map((id) => this.tagsById.get(id)).filter((t) => t !== undefined);
     return found.sort((a, b) => a.order - b.order).map((t) => t.value);
+  }
+
+  /** Serialised once per record and version; tag lists keyed by their stored text (few distinct ones). */
+  private cachedJson(key: string, make: () => unknown): string | undefined {
+    let text = this.json.get(key);
+    if (text === undefined) {
+      const value = make();
+      if (value === undefined) return undefined;
+      text = JSON.stringify(value);
+      if (this.json.size > 200_000) this.json.clear();
+      this.json.set(key, text);
+    }
+    return text;
+  }
+
+  brandJson(id: string): string | undefined {
+    return this.cachedJson(`b${id}`, () => this.brand(id));
+  }
+
+  categoryJson(id: string): string | undefined {
+    return this.cachedJson(`c${id}`, () => this.category(id));
+  }
+
+  tagsJson(tagIds: string): string {
+    return this.cachedJson(`t${tagIds}`, () => this.tags(JSON.parse(tagIds) as string[]))!;
   }
 }
 
@@ -110,6 +136,14 @@ export class SqliteCatalogStore implements CatalogStore {
     const dictionary = this.current();
     const row = this.foodById.get(id, id);
     return Promise.resolve(row ? { value: foodRowToFood(row, dictionary), lastModified: row.updated_at } : undefined);
+  }
+
+  foodJson(idOrRevision: string): Promise<Stamped<{ revisionId: string; json: string }> | undefined> {
+    if (!isUuid(idOrRevision)) return Promise.resolve(undefined);
+    const id = normaliseId(idOrRevision);
+    const dictionary = this.current();
+    const row = this.foodById.get(id, id);
+    return Promise.resolve(row ? { value: { revisionId: row.revision_id, json: foodRowToJson(row, dictionary) }, lastModified: row.updated_at } : undefined);
   }
 
   brand(id: string): Promise<Stamped<Brand> | undefined> {
