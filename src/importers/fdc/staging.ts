@@ -18,7 +18,8 @@ export class Staging {
     // Nothing here must survive a crash: the file is thrown away either way.
     this.db.pragma('journal_mode = OFF');
     this.db.pragma('synchronous = OFF');
-    this.db.pragma('cache_size = -65536');
+    // Lookups run in fdc_id order, so a small cache does; the catalogue being written has its own.
+    this.db.pragma('cache_size = -16384');
     this.db.exec(`
       CREATE TABLE food (fdc_id INTEGER PRIMARY KEY, data_type TEXT NOT NULL, description TEXT NOT NULL,
         category_id TEXT NOT NULL, file TEXT NOT NULL, line INTEGER NOT NULL);

@@ -81,7 +81,7 @@ export function foodConditions(filters: FoodFilters): Condition[] {
   return out;
 }
 
-function hasFoodFilter(filters: FoodFilters): boolean {
+export function hasFoodFilter(filters: FoodFilters): boolean {
   return Boolean(filters.brands || filters.tags || filters.categories || filters.classifications);
 }
 

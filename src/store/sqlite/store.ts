@@ -16,6 +16,7 @@ import {
 } from './records.js';
 import { brandsQuery, categoriesQuery, foodsQuery, tagsQuery, type BuiltQuery } from './queries.js';
 import { ftsExpression } from './matching.js';
+import { MATCH_COUNT, RANKED_CANDIDATES, RANKED_PAGE, rankedSearchPage, type RankedStatements } from './ranked-search.js';
 
 /**
  * Brands, categories and tags of one catalogue version, held in memory: every food response
@@ -184,12 +185,7 @@ export class SqliteCatalogStore implements CatalogStore {
 
   foods(query: FoodQuery): Promise<Page<FoodHit>> {
     const dictionary = this.current();
-    const built = foodsQuery(query);
-    const page = this.prepared(built.page.text, 'arrays').all(...built.page.params) as [number, number?][];
-    const rids = page.map((r) => r[0]);
-    const total = built.pageCarriesTotal && page.length > 0
-      ? page[0]![1]!
-      : (this.prepared(built.count.text, 'value').get(...built.count.params) as number);
+    const { rids, total } = rankedSearchPage(query, this.ranked) ?? this.generalPage(query);
     const byRid = new Map<number, FoodRow>();
     for (const row of this.foodsByRid.all(JSON.stringify(rids))) byRid.set(row.rid, row);
     const by = query.grouping?.by;
@@ -202,6 +198,22 @@ export class SqliteCatalogStore implements CatalogStore {
     });
     return Promise.resolve({ total, items });
   }
+
+  private generalPage(query: FoodQuery): { rids: number[]; total: number } {
+    const built = foodsQuery(query);
+    const page = this.prepared(built.page.text, 'arrays').all(...built.page.params) as [number, number?][];
+    const total = built.pageCarriesTotal && page.length > 0
+      ? page[0]![1]!
+      : (this.prepared(built.count.text, 'value').get(...built.count.params) as number);
+    return { rids: page.map((r) => r[0]), total };
+  }
+
+  private readonly ranked: RankedStatements = {
+    candidates: (nameExpression, expression, limit) =>
+      this.prepared(RANKED_CANDIDATES, 'arrays').all(nameExpression, expression, limit) as [number, number, number][],
+    page: (candidates, limit, offset) => this.prepared(RANKED_PAGE, 'value').all(candidates, limit, offset) as number[],
+    count: (expression) => this.prepared(MATCH_COUNT, 'value').get(expression) as number,
+  };
 
   brands(query: BrandQuery): Promise<Page<Brand>> {
     const { total, rows } = this.run<BrandRow>(brandsQuery(query));

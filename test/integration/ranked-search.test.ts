@@ -1,0 +1,71 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { importInto } from '../helpers/cli.js';
+import { ROOT, tempDir } from '../helpers/paths.js';
+import { u } from '../helpers/fixture-catalog.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+/**
+ * Ranked search without filters takes a shortcut (candidates from FTS5 alone, ties broken on
+ * the few that can reach the page); with any filter it takes the general plan. On a catalogue
+ * where every food is in region us, `region=us` filters nothing, so both plans must return the
+ * same pages byte for byte.
+ */
+let dir: string;
+let cleanup: () => void;
+let server: TestServer;
+
+const GENERIC_US = '72e34d90-9563-4433-8ec4-c51801d06330';
+
+before(async () => {
+  ({ dir, cleanup } = tempDir());
+  const db = join(dir, 'sr21.db');
+  await importInto(db, 'usda-sr', [join(ROOT, 'data/usda-sr21')]);
+  // 100 foods with one and the same text: every one has the same score, only the id orders them.
+  const ties = {
+    brands: [], tags: [],
+    categories: [{ id: u(900), name: 'Tie tests', region: 'us' }],
+    foods: Array.from({ length: 100 }, (_, i) => ({
+      foodId: u(1000 + ((i * 37) % 100)), region: 'us', brand: GENERIC_US, category: u(900), tags: [], name: 'Zyzzyva tie',
+      classification: '', servings: [{ name: '100 g', scale: 1, type: 'mass' }], upcs: {}, nutrients: {},
+    })),
+  };
+  writeFileSync(join(dir, 'ties.json'), JSON.stringify(ties));
+  await importInto(db, 'catalog', [join(dir, 'ties.json')]);
+  server = await startTestServer(db);
+});
+
+after(async () => {
+  await server.close();
+  cleanup();
+});
+
+async function page(query: string): Promise<string> {
+  const res = await server.get(`/v1/foods?${query}&fields=foodId,name`);
+  assert.equal(res.status, 200, query);
+  return JSON.stringify(res.body);
+}
+
+describe('ranked search: the shortcut and the general plan agree', () => {
+  const queries = ['raw', 'cheese', 'chicken breast', 'cooked', 'beef', 'with salt', 'babyfood', 'kellogg', 'oil', 'frozen', 'nonexistentword'];
+
+  for (const q of queries) {
+    test(`'${q}' at several pages`, async () => {
+      for (const [limit, offset] of [[20, 0], [20, 20], [50, 10], [5, 93], [100, 900], [20, 5000]] as const) {
+        const params = `query=${encodeURIComponent(q)}&limit=${limit}&offset=${offset}`;
+        assert.equal(await page(params), await page(`${params}&region=us`), params);
+      }
+    });
+  }
+
+  test('a tie longer than the candidate list falls back and stays ordered by id', async () => {
+    const first = JSON.parse(await page('query=zyzzyva&limit=20')) as { metadata: { total: number }; foods: { foodId: string }[] };
+    assert.equal(first.metadata.total, 100);
+    assert.deepEqual(first.foods.map((f) => f.foodId), Array.from({ length: 20 }, (_, i) => u(1000 + i)));
+    for (const offset of [0, 20, 60, 90]) {
+      assert.equal(await page(`query=zyzzyva&limit=20&offset=${offset}`), await page(`query=zyzzyva&limit=20&offset=${offset}&region=us`));
+    }
+  });
+});
