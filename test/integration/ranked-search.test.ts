@@ -6,6 +6,8 @@ import { importInto } from '../helpers/cli.js';
 import { ROOT, tempDir } from '../helpers/paths.js';
 import { u } from '../helpers/fixture-catalog.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { SqliteCatalogStore } from '../../src/store/sqlite/store.js';
+import { ftsExpression } from '../../src/store/sqlite/matching.js';
 
 /**
  * Ranked search without filters takes a shortcut (candidates from FTS5 alone, ties broken on
@@ -16,12 +18,13 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 let dir: string;
 let cleanup: () => void;
 let server: TestServer;
+let db: string;
 
 const GENERIC_US = '72e34d90-9563-4433-8ec4-c51801d06330';
 
 before(async () => {
   ({ dir, cleanup } = tempDir());
-  const db = join(dir, 'sr21.db');
+  db = join(dir, 'sr21.db');
   await importInto(db, 'usda-sr', [join(ROOT, 'data/usda-sr21')]);
   // 100 foods with one and the same text: every one has the same score, only the id orders them.
   const ties = {
@@ -66,6 +69,25 @@ describe('ranked search: the shortcut and the general plan agree', () => {
     assert.deepEqual(first.foods.map((f) => f.foodId), Array.from({ length: 20 }, (_, i) => u(1000 + i)));
     for (const offset of [0, 20, 60, 90]) {
       assert.equal(await page(`query=zyzzyva&limit=20&offset=${offset}`), await page(`query=zyzzyva&limit=20&offset=${offset}&region=us`));
+    }
+  });
+});
+
+describe('SOAP foodSearch order: the shortcut and the plain query agree', () => {
+  test('name matches by bm25, then name and id, for common and rare words', async () => {
+    const store = new SqliteCatalogStore(db, { readonly: true });
+    try {
+      const plain = store.connection.prepare(`SELECT f.id FROM foods_fts m JOIN foods f ON f.rid = m.rowid
+        WHERE foods_fts MATCH ? ORDER BY bm25(foods_fts, 10.0, 0.0, 0.0, 0.0, 0.0), f.name_key, f.id LIMIT ?`).pluck();
+      for (const words of [['raw'], ['cheese'], ['chicken', 'breast'], ['beef'], ['zyzzyva'], ['kellogg']]) {
+        for (const limit of [1, 20, 100]) {
+          const expression = `name : (${ftsExpression(words.map((text) => ({ text, prefix: false })))})`;
+          const hits = await store.searchFoodNames(words, limit);
+          assert.deepEqual(hits.map((h) => h.id), plain.all(expression, limit), `${words.join(' ')} ${limit}`);
+        }
+      }
+    } finally {
+      await store.close();
     }
   });
 });

@@ -33,6 +33,28 @@ export interface RankedStatements {
   count(expression: string): number;
 }
 
+type Candidate = [rid: number, score: number, tier: number];
+
+/**
+ * The page out of candidates sorted by (tier desc, score asc), fetched `depth + SLACK` deep:
+ * undefined when a tie at the page's last place may continue past them.
+ */
+function pageOf(rows: readonly Candidate[], depth: number, limit: number, offset: number, run: Pick<RankedStatements, 'page'>): number[] | undefined {
+  if (rows.length >= depth + SLACK) {
+    const boundary = rows[depth - 1]!;
+    const last = rows[rows.length - 1]!;
+    if (last[1] === boundary[1] && last[2] === boundary[2]) return undefined;
+  }
+  if (offset >= rows.length) return [];
+  let group = -1;
+  const grouped = rows.map((row, i) => {
+    const prev = rows[i - 1];
+    if (!prev || prev[1] !== row[1] || prev[2] !== row[2]) group++;
+    return [row[0], group];
+  });
+  return run.page(JSON.stringify(grouped), limit, offset);
+}
+
 /** The page's rids and the total, or undefined when the query needs the general plan. */
 export function rankedSearchPage(q: FoodQuery, run: RankedStatements): { rids: number[]; total: number } | undefined {
   const m = matcher(q.match);
@@ -40,18 +62,18 @@ export function rankedSearchPage(q: FoodQuery, run: RankedStatements): { rids: n
   if (m.kind !== 'fts' || q.order.field !== 'rank' || q.order.direction !== 'asc' || q.grouping || q.region
     || hasFoodFilter(q) || depth > MAX_DEPTH) return undefined;
   const rows = run.candidates(m.nameExpression, m.expression, depth + SLACK);
-  const complete = rows.length < depth + SLACK;
-  if (!complete) {
-    const boundary = rows[depth - 1]!;
-    const last = rows[rows.length - 1]!;
-    if (last[1] === boundary[1] && last[2] === boundary[2]) return undefined;
-  }
-  let group = -1;
-  const grouped = rows.map((row, i) => {
-    const prev = rows[i - 1];
-    if (!prev || prev[1] !== row[1] || prev[2] !== row[2]) group++;
-    return [row[0], group];
-  });
-  const total = complete ? rows.length : run.count(m.expression);
-  return { rids: q.offset >= rows.length ? [] : run.page(JSON.stringify(grouped), q.limit, q.offset), total };
+  const rids = pageOf(rows, depth, q.limit, q.offset, run);
+  if (!rids) return undefined;
+  return { rids, total: rows.length < depth + SLACK ? rows.length : run.count(m.expression) };
+}
+
+/** SOAP foodSearch's order (name bm25, then name_key and id), by the same shortcut. */
+export const NAME_CANDIDATES = `SELECT rowid, bm25(foods_fts, 10.0, 0.0, 0.0, 0.0, 0.0) AS score, 1 AS tier
+  FROM foods_fts WHERE foods_fts MATCH ? ORDER BY score ASC LIMIT ?`;
+
+export function nameSearchPage(
+  expression: string, limit: number, run: Pick<RankedStatements, 'page'> & { names(expression: string, limit: number): Candidate[] },
+): number[] | undefined {
+  if (limit > MAX_DEPTH) return undefined;
+  return pageOf(run.names(expression, limit + SLACK), limit, limit, 0, run);
 }

@@ -16,7 +16,9 @@ import {
 } from './records.js';
 import { brandsQuery, categoriesQuery, foodsQuery, tagsQuery, type BuiltQuery } from './queries.js';
 import { ftsExpression } from './matching.js';
-import { MATCH_COUNT, RANKED_CANDIDATES, RANKED_PAGE, rankedSearchPage, type RankedStatements } from './ranked-search.js';
+import {
+  MATCH_COUNT, NAME_CANDIDATES, RANKED_CANDIDATES, RANKED_PAGE, nameSearchPage, rankedSearchPage, type RankedStatements,
+} from './ranked-search.js';
 
 /**
  * Brands, categories and tags of one catalogue version, held in memory: every food response
@@ -234,9 +236,16 @@ export class SqliteCatalogStore implements CatalogStore {
     const clean = words.filter((w) => /^[\p{L}\p{N}]+$/u.test(w));
     if (clean.length === 0 || clean.length !== words.length) return Promise.resolve([]);
     const expression = `name : (${ftsExpression(clean.map((text) => ({ text, prefix: false })))})`;
-    const rows = this.prepared(`SELECT f.id, f.name, f.category_id FROM foods_fts m JOIN foods f ON f.rid = m.rowid
+    const rids = nameSearchPage(expression, limit, {
+      names: (e, n) => this.prepared(NAME_CANDIDATES, 'arrays').all(e, n) as [number, number, number][],
+      page: (candidates, n, offset) => this.ranked.page(candidates, n, offset),
+    });
+    const rows = rids
+      ? (this.prepared('SELECT f.id, f.name, f.category_id FROM json_each(?) j JOIN foods f ON f.rid = j.value ORDER BY j.key')
+        .all(JSON.stringify(rids)) as { id: string; name: string; category_id: string }[])
+      : (this.prepared(`SELECT f.id, f.name, f.category_id FROM foods_fts m JOIN foods f ON f.rid = m.rowid
         WHERE foods_fts MATCH ? ORDER BY bm25(foods_fts, 10.0, 0.0, 0.0, 0.0, 0.0), f.name_key, f.id LIMIT ?`)
-      .all(expression, limit) as { id: string; name: string; category_id: string }[];
+        .all(expression, limit) as { id: string; name: string; category_id: string }[]);
     const dictionary = this.current();
     return Promise.resolve(rows.map((row) => ({
       id: row.id,
