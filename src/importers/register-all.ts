@@ -2,3 +2,4 @@
 import './catalog/index.js';
 import './usda-sr/index.js';
 import './off/index.js';
+import './fsanz/index.js';

@@ -1,0 +1,4 @@
+import { registerFormat } from '../formats.js';
+import { readAusnut } from './ausnut-reader.js';
+
+registerFormat('ausnut', readAusnut);
