@@ -4,28 +4,15 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { importInto, runCli } from '../helpers/cli.js';
 import { snapshot } from '../helpers/db-snapshot.js';
-import { fixturePath, tempDir } from '../helpers/paths.js';
+import { importedServer } from '../helpers/fixture-server.js';
+import { fixturePath } from '../helpers/paths.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { GENERIC_BRAND_IDS } from '../../src/domain/regions.js';
 import { readCsvRecords } from '../../src/importers/csv-records.js';
 
 const AUSNUT = fixturePath('au-fsanz/ausnut-2011-13-food-nutrient-database.csv');
-
-let dir: string;
-let cleanup: () => void;
-let server: TestServer;
-let summary: { stdout: string; stderr: string };
-
-before(async () => {
-  ({ dir, cleanup } = tempDir());
-  summary = await importInto(join(dir, 'ausnut.db'), 'ausnut', [AUSNUT]);
-  server = await startTestServer(join(dir, 'ausnut.db'));
-});
-
-after(async () => {
-  await server.close();
-  cleanup();
-});
+/** The AUSNUT sample served; its temporary directory holds every other database of this file too. */
+const ausnut = importedServer('ausnut', [AUSNUT]);
 
 interface ApiFood {
   foodId: string; name: string; region: string; brand: { id: string; name: string }; classification: string; note?: string;
@@ -54,8 +41,8 @@ async function foodNamed(from: TestServer, name: string): Promise<ApiFood> {
 
 describe('import ausnut: the real AUSNUT 2011-13 sample', () => {
   test('120 foods and their 181 categories (21 major, 64 sub-major, 96 minor groups); no brand record', async () => {
-    assert.match(summary.stdout, /imported: 301 added, 0 changed, 0 unchanged, 0 skipped/);
-    const total = async (path: string): Promise<number> => ((await server.get(path)).body as { metadata: { total: number } }).metadata.total;
+    assert.match(ausnut.imported.stdout, /imported: 301 added, 0 changed, 0 unchanged, 0 skipped/);
+    const total = async (path: string): Promise<number> => ((await ausnut.server.get(path)).body as { metadata: { total: number } }).metadata.total;
     assert.equal(await total('/v1/foods?region=au&limit=1'), 120);
     assert.equal(await total('/v1/categories?region=au&limit=1'), 181);
     assert.equal(await total('/v1/categories?region=au&is-leaf=true&limit=1'), 96);
@@ -67,7 +54,7 @@ describe('import ausnut: the real AUSNUT 2011-13 sample', () => {
     // total fat 1.8, available carbohydrates with/without sugar alcohols 11.5/11.5, total sugars 10, fibre 0,
     // retinol 20 µg, β-carotene equivalents 8 µg, calcium 143, iron 0.04, potassium 204, sodium 76 mg,
     // caffeine 8, cholesterol 7, saturated 1.14, mono 0.49, poly 0.08 g, ALA 0.02 g, LC n-3 0.432 mg, trans 47.78 mg.
-    const food = await foodNamed(server, 'Chai latte, prepared from chai mix powder & reduced fat cows milk');
+    const food = await foodNamed(ausnut.server, 'Chai latte, prepared from chai mix powder & reduced fat cows milk');
     assert.equal(food.region, 'au');
     assert.deepEqual(food.brand, { id: GENERIC_BRAND_IDS.au, name: 'Average All Brands', region: 'au' });
     assert.deepEqual(food.nutrients, {
@@ -86,7 +73,7 @@ describe('import ausnut: the real AUSNUT 2011-13 sample', () => {
   test('Pumpkin: β-carotene µg to IU, sugar alcohols from the two carbohydrate columns (line 118)', async () => {
     // 13A12250,24701028: energy 196 kJ, protein 1.5, fat 0.2, available carbohydrates 8.4 with / 7.1 without sugar
     // alcohols, fibre 3, retinol 0 µg, β-carotene equivalents 710 µg, vitamin C 10, sodium 1 mg.
-    const food = await foodNamed(server, 'Pumpkin, unpeeled, fresh or frozen, boiled, microwaved or steamed, drained, with or without added fat');
+    const food = await foodNamed(ausnut.server, 'Pumpkin, unpeeled, fresh or frozen, boiled, microwaved or steamed, drained, with or without added fat');
     const n = food.nutrients;
     assert.deepEqual([n['energy'], n['protein'], n['fat'], n['sodium'], n['vitaminC']], [196, 1.5, 0.2, 1, 10]);
     assert.equal(n['vitaminA'], 1183.333333, '710 µg / 0.6');
@@ -99,21 +86,21 @@ describe('import ausnut: the real AUSNUT 2011-13 sample', () => {
 
   test('Blue-eye trevalla: omega-3 = ALA (g → mg) + long-chain n-3 (line 95)', async () => {
     // 05A10928,15101017: energy 371, protein 19, fat 1.3, sodium 98, cholesterol 54, ALA 0.01 g, LC n-3 260.26 mg.
-    const n = (await foodNamed(server, 'Blue-eye trevalla, flesh, raw')).nutrients;
+    const n = (await foodNamed(ausnut.server, 'Blue-eye trevalla, flesh, raw')).nutrients;
     assert.deepEqual([n['energy'], n['protein'], n['fat'], n['sodium'], n['cholesterol']], [371, 19, 1.3, 98, 54]);
     assert.equal(n['omega3Fat'], 270.26);
     assert.equal(n['vitaminA'], 6.666667, 'retinol 2 µg / 0.3');
   });
 
   test('the survey flag and the source keys are kept in the note', async () => {
-    const food = (await allFoods(server)).find((f) => f.name === 'Coffee, not further defined');
+    const food = (await allFoods(ausnut.server)).find((f) => f.name === 'Coffee, not further defined');
     assert.ok(food);
-    const detailed = (await server.get(`/v1/foods/${food.foodId}?fields=note`)).body as { food: { note: string } };
+    const detailed = (await ausnut.server.get(`/v1/foods/${food.foodId}?fields=note`)).body as { food: { note: string } };
     assert.equal(detailed.food.note, 'AUSNUT 2011-13 Food ID 01B10544, Survey ID 11202040; survey flag: NNPAS and NATSINPAS non-remote only');
   });
 
   test('re-importing changes nothing', async () => {
-    const again = await importInto(join(dir, 'ausnut.db'), 'ausnut', [AUSNUT]);
+    const again = await importInto(join(ausnut.dir, 'ausnut.db'), 'ausnut', [AUSNUT]);
     assert.match(again.stdout, /imported: 0 added, 0 changed, 301 unchanged, 0 skipped/);
   });
 
@@ -123,9 +110,9 @@ describe('import ausnut: the real AUSNUT 2011-13 sample', () => {
     assert.match(lines[4]!, /^01B10489,.*,329,329,81\.3,4\.4,1\.8,/);
     lines[4] = lines[4]!.replace(',81.3,4.4,1.8,', ',81.3,abc,1.8,');
     lines[8] = '01B30356,11301001';
-    const bad = join(dir, 'bad.csv');
+    const bad = join(ausnut.dir, 'bad.csv');
     writeFileSync(bad, lines.join('\r\n'));
-    const db = join(dir, 'bad.db');
+    const db = join(ausnut.dir, 'bad.db');
     await importInto(db, 'ausnut', [AUSNUT]);
     const before = snapshot(db);
     const failed = await runCli(['import', 'ausnut', bad, '--db', db, '--replace']);
@@ -134,7 +121,7 @@ describe('import ausnut: the real AUSNUT 2011-13 sample', () => {
     assert.equal(snapshot(db), before, 'the database changed');
 
     // Chai latte alone used Group 111 and Group 11102: 118 foods and 179 categories remain.
-    const skipped = await importInto(join(dir, 'skip.db'), 'ausnut', [bad], ['--skip-invalid']);
+    const skipped = await importInto(join(ausnut.dir, 'skip.db'), 'ausnut', [bad], ['--skip-invalid']);
     assert.match(skipped.stdout, /imported: 297 added, 0 changed, 0 unchanged, 2 skipped/);
     assert.match(skipped.stderr, /skipped bad\.csv:5: Food ID 01B10489: protein \(g\): not a number: 'abc'/);
     assert.match(skipped.stderr, /skipped bad\.csv:9: expected 57 fields, found 2/);
@@ -142,7 +129,7 @@ describe('import ausnut: the real AUSNUT 2011-13 sample', () => {
 
   test('a file without a required column is refused, naming the column', async () => {
     const afcd = fixturePath('au-fsanz/afcd-release2-nutrient-file.solids-per-100g.trimmed.csv');
-    const failed = await runCli(['import', 'ausnut', afcd, '--db', join(dir, 'wrong.db')]);
+    const failed = await runCli(['import', 'ausnut', afcd, '--db', join(ausnut.dir, 'wrong.db')]);
     assert.equal(failed.code, 1);
     assert.match(failed.stderr, /afcd-release2-nutrient-file\.solids-per-100g\.trimmed\.csv: no 'Food ID' column; is this an AUSNUT food nutrient CSV\?/);
   });
@@ -167,10 +154,10 @@ describe('import afcd: the real AFCD Release 2 sample', () => {
   const results: Record<string, { stdout: string; stderr: string }> = {};
 
   before(async () => {
-    results['xlsx'] = await importInto(join(dir, 'afcd-xlsx.db'), 'afcd', [XLSX]);
-    results['csv'] = await importInto(join(dir, 'afcd-csv.db'), 'afcd', [SOLIDS, LIQUIDS]);
-    fromXlsx = await startTestServer(join(dir, 'afcd-xlsx.db'));
-    fromCsv = await startTestServer(join(dir, 'afcd-csv.db'));
+    results['xlsx'] = await importInto(join(ausnut.dir, 'afcd-xlsx.db'), 'afcd', [XLSX]);
+    results['csv'] = await importInto(join(ausnut.dir, 'afcd-csv.db'), 'afcd', [SOLIDS, LIQUIDS]);
+    fromXlsx = await startTestServer(join(ausnut.dir, 'afcd-xlsx.db'));
+    fromCsv = await startTestServer(join(ausnut.dir, 'afcd-csv.db'));
   });
 
   after(async () => {
@@ -192,7 +179,7 @@ describe('import afcd: the real AFCD Release 2 sample', () => {
     const categories = await all<unknown>(fromXlsx, 'categories');
     assert.equal(categories.length, 180);
     assert.deepEqual(await all<unknown>(fromCsv, 'categories'), categories);
-    const again = await importInto(join(dir, 'afcd-csv.db'), 'afcd', [XLSX]);
+    const again = await importInto(join(ausnut.dir, 'afcd-csv.db'), 'afcd', [XLSX]);
     assert.match(again.stdout, /imported: 0 added, 0 changed, 316 unchanged, 0 skipped/);
   });
 
@@ -247,7 +234,7 @@ describe('import afcd: the real AFCD Release 2 sample', () => {
   });
 
   test('AUSNUT and AFCD share one category tree', async () => {
-    const db = join(dir, 'both.db');
+    const db = join(ausnut.dir, 'both.db');
     await importInto(db, 'ausnut', [AUSNUT]);
     const both = await importInto(db, 'afcd', [XLSX]);
     // 136 foods + the 85 categories AUSNUT's sample does not use; the other 95 are AUSNUT's, unchanged.
@@ -266,9 +253,9 @@ describe('import afcd: the real AFCD Release 2 sample', () => {
       const value = wine[solidIndex.get(norm(h)) ?? -1] ?? '';
       return i < 3 || value === '' ? value : String(Number((Number(value) * 0.99).toFixed(4)));
     });
-    const file = join(dir, 'liquids-with-wine.csv');
+    const file = join(ausnut.dir, 'liquids-with-wine.csv');
     writeFileSync(file, `${readFileSync(LIQUIDS, 'utf8')}${csvLine(row)}\r\n`);
-    const db = join(dir, 'merged.db');
+    const db = join(ausnut.dir, 'merged.db');
     const result = await importInto(db, 'afcd', [SOLIDS, file]);
     assert.match(result.stdout, /imported: 316 added, 0 changed, 0 unchanged, 0 skipped/, 'still 136 foods');
     const merged = await startTestServer(db);
@@ -289,23 +276,23 @@ describe('import afcd: the real AFCD Release 2 sample', () => {
     // Physical line 156 (the header spans 155): F002258,31302,"Cardamom seed, dried, ground",1236,1012,8.3,10.8,…
     assert.match(lines[155]!, /^F002258,31302,"Cardamom seed, dried, ground",1236,1012,8\.3,10\.8,/);
     lines[155] = lines[155]!.replace(',8.3,10.8,', ',8.3,ten,');
-    const bad = join(dir, 'bad-solids.csv');
+    const bad = join(ausnut.dir, 'bad-solids.csv');
     writeFileSync(bad, lines.join('\n'));
-    const db = join(dir, 'afcd-xlsx.db');
+    const db = join(ausnut.dir, 'afcd-xlsx.db');
     const before = snapshot(db);
     const failed = await runCli(['import', 'afcd', bad, LIQUIDS, '--db', db, '--replace']);
     assert.equal(failed.code, 1);
     assert.match(failed.stderr, /bad-solids\.csv:156: Public Food Key F002258: protein \(g\): not a number: 'ten'/);
     assert.equal(snapshot(db), before, 'the database changed');
-    const skipped = await importInto(join(dir, 'afcd-skip.db'), 'afcd', [bad, LIQUIDS], ['--skip-invalid']);
+    const skipped = await importInto(join(ausnut.dir, 'afcd-skip.db'), 'afcd', [bad, LIQUIDS], ['--skip-invalid']);
     assert.match(skipped.stdout, /imported: 315 added, 0 changed, 0 unchanged, 1 skipped/);
   });
 
   test('the same food twice is refused, naming both places (the workbook by sheet and row)', async () => {
-    const failed = await runCli(['import', 'afcd', XLSX, SOLIDS, '--db', join(dir, 'twice.db')]);
+    const failed = await runCli(['import', 'afcd', XLSX, SOLIDS, '--db', join(ausnut.dir, 'twice.db')]);
     assert.equal(failed.code, 1);
     assert.match(failed.stderr, new RegExp(`solids-per-100g\\.trimmed\\.csv:156: Public Food Key F002258 is also in ${SOLIDS_SHEET.replace(/[.&]/g, '\\$&')} row 2`));
-    const skipped = await importInto(join(dir, 'twice.db'), 'afcd', [XLSX, SOLIDS], ['--skip-invalid']);
+    const skipped = await importInto(join(ausnut.dir, 'twice.db'), 'afcd', [XLSX, SOLIDS], ['--skip-invalid']);
     assert.match(skipped.stdout, /imported: 316 added, 0 changed, 0 unchanged, 104 skipped/);
   });
 });
