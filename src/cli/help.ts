@@ -29,6 +29,10 @@ Formats:
              NUT_DATA+NUTR_DEF, WEIGHT, optional FD_GROUP; plain or .gz); region us by default
   off        Open Food Facts: the CSV export (.csv, tab-separated) or the JSONL dump (.jsonl),
              plain or .gz, streamed; regions from countries_tags (others are skipped)
+  ausnut     FSANZ AUSNUT 2011-13 AHS Food Nutrient Database saved as CSV (UTF-8), streamed;
+             region au by default
+  afcd       FSANZ Australian Food Composition Database nutrient file: the .xlsx, or CSVs of
+             its per-100 g and per-100 mL sheets (give both in one command); region au by default
 
 Options:
   --region au|us     region for sources that have none of their own
