@@ -33,6 +33,10 @@ Formats:
              Branded: food, food_nutrient, nutrient, food_portion, measure_unit, food_category,
              branded_food; plain or .gz); staged on disk (FOODLOOKUP_TMPDIR), so memory stays
              flat; branded foods take their region from market_country, the others us by default
+  ausnut     FSANZ AUSNUT 2011-13 AHS Food Nutrient Database saved as CSV (UTF-8), streamed;
+             region au by default
+  afcd       FSANZ Australian Food Composition Database nutrient file: the .xlsx, or CSVs of
+             its per-100 g and per-100 mL sheets (give both in one command); region au by default
 
 Options:
   --region au|us     region for sources that have none of their own

@@ -22,6 +22,8 @@ export const ID_NAMESPACES = {
   usdaBrand: 'a1b2c3d4-e5f6-5a7b-8c9d-0e1f2a3b4c6e',
   usdaCategory: 'b2c3d4e5-f6a7-5b8c-9d0e-1f2a3b4c5d7f',
   usdaTag: 'c3d4e5f6-a7b8-5c9d-8e1f-2a3b4c5d6e80',
+  /** FSANZ (AUSNUT and AFCD): foods and the shared classification tree. */
+  fsanz: '4cce478e-d41d-451a-8264-bab6c579e6b1',
 } as const;
 
 export function deriveId(namespace: string, name: string): string {

@@ -22,12 +22,13 @@ const MAX_RECORD_BYTES = 16 * 1024 * 1024;
  * publisher's quote-everything style and the quote-when-needed style of spreadsheet and pandas
  * exports, a UTF-8 BOM, CRLF or LF. Empty lines are passed over. A row's field count is not
  * checked here: the caller knows what a row should hold and reports it as its own problem.
- * `onBytes` receives the number of (compressed) bytes read so far, for progress.
+ * `onBytes` receives the number of (compressed) bytes read so far, `onProgress` the fraction.
  */
 export async function* readCsv(
   path: string,
-  options: { delimiter?: string; onBytes?: (bytes: number) => void } = {},
+  options: { delimiter?: string; onBytes?: (bytes: number) => void; onProgress?: (fraction: number) => void } = {},
 ): AsyncGenerator<CsvRow> {
+  const size = options.onProgress ? await fileSize(path) : 0;
   const raw = createReadStream(path, { highWaterMark: 1 << 20 });
   const input: Readable = path.endsWith('.gz') ? raw.pipe(createGunzip()) : raw;
   raw.on('error', (error) => input.destroy(error));
@@ -43,6 +44,7 @@ export async function* readCsv(
       next = line + 1;
       for (const field of record) for (let i = field.indexOf('\n'); i !== -1; i = field.indexOf('\n', i + 1)) next++;
       options.onBytes?.(raw.bytesRead);
+      if (options.onProgress && size > 0) options.onProgress(Math.min(1, raw.bytesRead / size));
       if (record.length === 1 && record[0] === '') continue;
       yield { fields: record, line };
     }

@@ -3,3 +3,4 @@ import './catalog/index.js';
 import './usda-sr/index.js';
 import './off/index.js';
 import './fdc/index.js';
+import './fsanz/index.js';
