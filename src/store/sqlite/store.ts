@@ -55,7 +55,7 @@ class Dictionary implements FoodContext, FoodJsonContext {
     return found.sort((a, b) => a.order - b.order).map((t) => t.value);
   }
 
-  /** Serialised once per record and version; tag lists keyed by their stored text (few distinct ones). */
+  /** Serialised once per record and version. */
   private cachedJson(key: string, make: () => unknown): string | undefined {
     let text = this.json.get(key);
     if (text === undefined) {
@@ -76,8 +76,11 @@ class Dictionary implements FoodContext, FoodJsonContext {
     return this.cachedJson(`c${id}`, () => this.category(id));
   }
 
+  /** Tag lists are joined from per-tag JSON: their combinations are too many to cache. */
   tagsJson(tagIds: string): string {
-    return this.cachedJson(`t${tagIds}`, () => this.tags(JSON.parse(tagIds) as string[]))!;
+    if (tagIds === '[]') return '[]';
+    const found = (JSON.parse(tagIds) as string[]).map((id) => this.tagsById.get(id)).filter((t) => t !== undefined);
+    return `[${found.sort((a, b) => a.order - b.order).map((t) => this.cachedJson(`t${t.value.id}`, () => t.value)!).join(',')}]`;
   }
 }
 
