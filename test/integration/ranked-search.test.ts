@@ -27,7 +27,7 @@ before(async () => {
   db = join(dir, 'sr21.db');
   await importInto(db, 'usda-sr', [join(ROOT, 'data/usda-sr21')]);
   // 100 foods with one and the same text: every one has the same score, only the id orders them.
-  const ties = {
+  const ties: { brands: object[]; tags: object[]; categories: object[]; foods: object[] } = {
     brands: [], tags: [],
     categories: [{ id: u(900), name: 'Tie tests', region: 'us' }],
     foods: Array.from({ length: 100 }, (_, i) => ({
@@ -35,6 +35,16 @@ before(async () => {
       classification: '', servings: [{ name: '100 g', scale: 1, type: 'mass' }], upcs: {}, nutrients: {},
     })),
   };
+  // A word in one food's name only once, in a long text, and many times in another food's other
+  // names: bm25 prefers the second, the name tier puts the first ahead.
+  const food = (n: number, name: string, extra: object): object => ({
+    foodId: u(n), region: 'us', brand: GENERIC_US, category: u(900), tags: [], name, classification: '',
+    servings: [{ name: '100 g', scale: 1, type: 'mass' }], upcs: {}, nutrients: {}, ...extra,
+  });
+  ties.foods.push(
+    food(2001, 'Quorblet bar', { description: Array.from({ length: 60 }, (_, i) => `filler${i}`).join(' ') }),
+    food(2002, 'Plain biscuit', { otherNames: ['quorblet quorblet quorblet quorblet quorblet'] }),
+  );
   writeFileSync(join(dir, 'ties.json'), JSON.stringify(ties));
   await importInto(db, 'catalog', [join(dir, 'ties.json')]);
   server = await startTestServer(db);
@@ -62,6 +72,12 @@ describe('ranked search: the shortcut and the general plan agree', () => {
       }
     });
   }
+
+  test('the name tier comes before bm25: a name match outranks a stronger match elsewhere', async () => {
+    const body = JSON.parse(await page('query=quorblet&limit=5')) as { foods: { name: string }[] };
+    assert.deepEqual(body.foods.map((f) => f.name), ['Quorblet bar', 'Plain biscuit']);
+    assert.equal(await page('query=quorblet&limit=5'), await page('query=quorblet&limit=5&region=us'));
+  });
 
   test('a tie longer than the candidate list falls back and stays ordered by id', async () => {
     const first = JSON.parse(await page('query=zyzzyva&limit=20')) as { metadata: { total: number }; foods: { foodId: string }[] };

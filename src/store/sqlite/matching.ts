@@ -17,7 +17,7 @@ export type Matcher =
   | { readonly kind: 'none' }
   /** The query has no word: it matches nothing. */
   | { readonly kind: 'empty' }
-  | { readonly kind: 'fts'; readonly expression: string; readonly nameExpression: string }
+  | { readonly kind: 'fts'; readonly expression: string; readonly nameExpression: string; readonly words: number }
   | { readonly kind: 'prefix'; readonly key: string; readonly upper: string };
 
 export function matcher(match: TextMatch | undefined, nameColumn = 'name'): Matcher {
@@ -29,5 +29,5 @@ export function matcher(match: TextMatch | undefined, nameColumn = 'name'): Matc
   const words = queryWords(match.query);
   if (words.length === 0) return { kind: 'empty' };
   const expression = ftsExpression(words);
-  return { kind: 'fts', expression, nameExpression: `${nameColumn} : (${expression})` };
+  return { kind: 'fts', expression, nameExpression: `${nameColumn} : (${expression})`, words: words.length };
 }

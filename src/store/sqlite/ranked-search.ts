@@ -22,13 +22,22 @@ const SLACK = 64;
 export const RANKED_CANDIDATES = `SELECT rowid, bm25(foods_fts, 10.0, 2.0, 4.0, 3.0, 1.0) AS score,
     rowid IN (SELECT rowid FROM foods_fts WHERE foods_fts MATCH ?) AS tier
   FROM foods_fts WHERE foods_fts MATCH ? ORDER BY tier DESC, score ASC LIMIT ?`;
+/**
+ * One word: "every word in the name" is "this word has an instance in the name", which a bm25
+ * weighing only the name column tells (negative when it has one) without building the set of
+ * all name matches.
+ */
+export const RANKED_CANDIDATES_ONE_WORD = `SELECT rowid, bm25(foods_fts, 10.0, 2.0, 4.0, 3.0, 1.0) AS score,
+    bm25(foods_fts, 1.0, 0.0, 0.0, 0.0, 0.0) < 0 AS tier
+  FROM foods_fts WHERE foods_fts MATCH ? ORDER BY tier DESC, score ASC LIMIT ?`;
 /** The candidates with their tie group, ordered exactly as the general query orders them. */
 export const RANKED_PAGE = `SELECT f.rid FROM json_each(?) j JOIN foods f ON f.rid = j.value ->> 0
   ORDER BY j.value ->> 1, f.name_key, f.id LIMIT ? OFFSET ?`;
 export const MATCH_COUNT = 'SELECT count(*) FROM foods_fts WHERE foods_fts MATCH ?';
 
 export interface RankedStatements {
-  candidates(nameExpression: string, expression: string, limit: number): [rid: number, score: number, tier: number][];
+  /** `nameExpression` undefined: the query is one word. */
+  candidates(nameExpression: string | undefined, expression: string, limit: number): [rid: number, score: number, tier: number][];
   page(candidates: string, limit: number, offset: number): number[];
   count(expression: string): number;
 }
@@ -61,7 +70,7 @@ export function rankedSearchPage(q: FoodQuery, run: RankedStatements): { rids: n
   const depth = q.offset + q.limit;
   if (m.kind !== 'fts' || q.order.field !== 'rank' || q.order.direction !== 'asc' || q.grouping || q.region
     || hasFoodFilter(q) || depth > MAX_DEPTH) return undefined;
-  const rows = run.candidates(m.nameExpression, m.expression, depth + SLACK);
+  const rows = run.candidates(m.words === 1 ? undefined : m.nameExpression, m.expression, depth + SLACK);
   const rids = pageOf(rows, depth, q.limit, q.offset, run);
   if (!rids) return undefined;
   return { rids, total: rows.length < depth + SLACK ? rows.length : run.count(m.expression) };

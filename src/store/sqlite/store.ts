@@ -17,7 +17,7 @@ import {
 import { brandsQuery, categoriesQuery, foodsQuery, tagsQuery, type BuiltQuery } from './queries.js';
 import { ftsExpression } from './matching.js';
 import {
-  MATCH_COUNT, NAME_CANDIDATES, RANKED_CANDIDATES, RANKED_PAGE, nameSearchPage, rankedSearchPage, type RankedStatements,
+  MATCH_COUNT, NAME_CANDIDATES, RANKED_CANDIDATES, RANKED_CANDIDATES_ONE_WORD, RANKED_PAGE, nameSearchPage, rankedSearchPage, type RankedStatements,
 } from './ranked-search.js';
 
 /**
@@ -103,7 +103,9 @@ export class SqliteCatalogStore implements CatalogStore {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
-    this.db.pragma('cache_size = -65536');
+    // Serving reads through the OS page cache, so a smaller SQLite cache costs little; it also
+    // bounds the memory SQLite's sorter takes before spilling to temp files. Imports keep a larger one.
+    this.db.pragma(options.readonly ? 'cache_size = -32768' : 'cache_size = -65536');
     if (!options.readonly) migrate(this.db);
     this.stateStatement = this.db.prepare("SELECT key, value FROM meta WHERE key IN ('catalog_version', 'last_modified')");
     this.foodById = this.db.prepare(`SELECT ${FOOD_COLUMNS} FROM foods f WHERE f.id = ? OR f.revision_id = ? LIMIT 1`);
@@ -214,8 +216,9 @@ export class SqliteCatalogStore implements CatalogStore {
   }
 
   private readonly ranked: RankedStatements = {
-    candidates: (nameExpression, expression, limit) =>
-      this.prepared(RANKED_CANDIDATES, 'arrays').all(nameExpression, expression, limit) as [number, number, number][],
+    candidates: (nameExpression, expression, limit) => (nameExpression === undefined
+      ? this.prepared(RANKED_CANDIDATES_ONE_WORD, 'arrays').all(expression, limit)
+      : this.prepared(RANKED_CANDIDATES, 'arrays').all(nameExpression, expression, limit)) as [number, number, number][],
     page: (candidates, limit, offset) => this.prepared(RANKED_PAGE, 'value').all(candidates, limit, offset) as number[],
     count: (expression) => this.prepared(MATCH_COUNT, 'value').get(expression) as number,
   };
