@@ -159,7 +159,7 @@ describe('import fdc: malformed input is reported with file and line, and change
     assert.match(result.stderr, /food\.csv:33: fdc_id must be a whole number: '74x767'/);
   });
 
-  test('a row with a missing field, an unclosed quote and a missing column', async () => {
+  test('a row with a missing field, broken quoting, a food twice and a missing column', async () => {
     const short = brokenCopy('short-row', 'food_portion.csv', 20, (l) => l.split(',').slice(0, 5).join(','));
     const r1 = await runCli(['import', 'fdc', short, '--db', join(dir, 'short.db')]);
     assert.match(r1.stderr, /food_portion\.csv:20: expected 11 fields, found 5 \(food 746767 left out\)/);
@@ -168,6 +168,11 @@ describe('import fdc: malformed input is reported with file and line, and change
     const r2 = await runCli(['import', 'fdc', unclosed, '--db', join(dir, 'unclosed.db')]);
     assert.equal(r2.code, 1);
     assert.match(r2.stderr, /food\.csv:40: not valid CSV: Invalid Closing Quote/);
+
+    const twice = brokenCopy('twice', 'food.csv', 42, (l) => `${l}\n"746767","foundation_food","Cheese, swiss","1","2019-12-16"`);
+    const r4 = await runCli(['import', 'fdc', twice, '--db', join(dir, 'twice.db')]);
+    assert.equal(r4.code, 1);
+    assert.match(r4.stderr, /food\.csv:43: fdc_id 746767 appears twice \(food 746767 left out\)/);
 
     const noColumn = brokenCopy('no-column', 'food.csv', 1, (l) => l.replace('"description"', '"desc"'));
     const r3 = await runCli(['import', 'fdc', noColumn, '--db', join(dir, 'no-column.db')]);

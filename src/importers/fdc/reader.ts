@@ -49,6 +49,16 @@ function decimal(text: string | undefined, what: string): number | undefined {
   return Number(t);
 }
 
+/** Runs an insert keyed by fdc_id; a second row for the same food is the row's problem. */
+function onceOnly(fdc: number, insert: () => unknown): void {
+  try {
+    insert();
+  } catch (error) {
+    if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') throw new RowProblem(`fdc_id ${fdc} appears twice`);
+    throw error;
+  }
+}
+
 /** Table name → files, over every folder given (a Foundation and a Branded download may be read together). */
 function findTables(paths: readonly string[]): Map<Table, string[]> {
   const found = new Map<Table, string[]>();
@@ -174,26 +184,18 @@ export const readFdc: SourceReader = async function* (paths, options) {
         }
         const description = tidy(get('description'));
         if (description === '') throw new RowProblem(`fdc_id ${fdc} has no description`);
-        try {
-          addFood.run(fdc, type, description.slice(0, MAX_TEXT), get('food_category_id').trim(), source.file, source.line);
-        } catch {
-          throw new RowProblem(`fdc_id ${fdc} appears twice`);
-        }
+        onceOnly(fdc, () => addFood.run(fdc, type, description.slice(0, MAX_TEXT), get('food_category_id').trim(), source.file, source.line));
       }, problem);
 
       const addBranded = db.prepare('INSERT INTO branded VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
       await eachRow(tables.get('branded_food'), 'branded_food', progress, ({ get, source }) => {
         const fdc = integer(get('fdc_id'), 'fdc_id');
         const size = decimal(get('serving_size'), 'serving_size');
-        try {
-          addBranded.run(
-            fdc, tidy(get('brand_owner')), tidy(get('brand_name')), get('gtin_upc').trim(), size ?? null, get('serving_size_unit').trim(),
-            tidy(get('household_serving_fulltext')), tidy(get('branded_food_category')), tidy(get('market_country')),
-            tidy(get('ingredients')), source.file, source.line,
-          );
-        } catch {
-          throw new RowProblem(`fdc_id ${fdc} appears twice`);
-        }
+        onceOnly(fdc, () => addBranded.run(
+          fdc, tidy(get('brand_owner')), tidy(get('brand_name')), get('gtin_upc').trim(), size ?? null, get('serving_size_unit').trim(),
+          tidy(get('household_serving_fulltext')), tidy(get('branded_food_category')), tidy(get('market_country')),
+          tidy(get('ingredients')), source.file, source.line,
+        ));
       }, problem);
 
       const addNutrient = db.prepare('INSERT INTO food_nutrient VALUES (?, ?, ?, ?)');
