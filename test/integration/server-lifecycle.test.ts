@@ -30,6 +30,10 @@ class FailingStore extends SqliteCatalogStore {
   override food(): Promise<Stamped<Food> | undefined> {
     return Promise.reject(new Error('SQLITE_IOERR: disk I/O error at /secret/path/catalog.db'));
   }
+
+  override foodJson(): Promise<Stamped<{ revisionId: string; json: string }> | undefined> {
+    return Promise.reject(new Error('SQLITE_IOERR: disk I/O error at /secret/path/catalog.db'));
+  }
 }
 
 describe('unexpected failures', () => {
