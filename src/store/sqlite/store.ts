@@ -138,20 +138,25 @@ export class SqliteCatalogStore implements CatalogStore {
     return Promise.resolve(this.current().state);
   }
 
-  food(idOrRevision: string): Promise<Stamped<Food> | undefined> {
-    if (!isUuid(idOrRevision)) return Promise.resolve(undefined);
+  /** A food's row by foodId or current revisionId, with the dictionary to complete it. */
+  private foodRow(idOrRevision: string): { row: FoodRow; dictionary: Dictionary } | undefined {
+    if (!isUuid(idOrRevision)) return undefined;
     const id = normaliseId(idOrRevision);
     const dictionary = this.current();
     const row = this.foodById.get(id, id);
-    return Promise.resolve(row ? { value: foodRowToFood(row, dictionary), lastModified: row.updated_at } : undefined);
+    return row ? { row, dictionary } : undefined;
+  }
+
+  food(idOrRevision: string): Promise<Stamped<Food> | undefined> {
+    const found = this.foodRow(idOrRevision);
+    return Promise.resolve(found && { value: foodRowToFood(found.row, found.dictionary), lastModified: found.row.updated_at });
   }
 
   foodJson(idOrRevision: string): Promise<Stamped<{ revisionId: string; json: string }> | undefined> {
-    if (!isUuid(idOrRevision)) return Promise.resolve(undefined);
-    const id = normaliseId(idOrRevision);
-    const dictionary = this.current();
-    const row = this.foodById.get(id, id);
-    return Promise.resolve(row ? { value: { revisionId: row.revision_id, json: foodRowToJson(row, dictionary) }, lastModified: row.updated_at } : undefined);
+    const found = this.foodRow(idOrRevision);
+    return Promise.resolve(found && {
+      value: { revisionId: found.row.revision_id, json: foodRowToJson(found.row, found.dictionary) }, lastModified: found.row.updated_at,
+    });
   }
 
   brand(id: string): Promise<Stamped<Brand> | undefined> {
