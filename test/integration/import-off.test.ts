@@ -109,4 +109,27 @@ describe('import off: the real Open Food Facts samples', () => {
     assert.equal(skipped.code, 0, skipped.stderr);
     assert.match(skipped.stdout, /4 skipped/);
   });
+
+  test('netCarbs follow the label: Australian-only products print available carbohydrate', async () => {
+    // The real Australian sample has no nutrient values, so these two products are made up for the rule.
+    const product = (code: string, countries: string[]): string => JSON.stringify({
+      code, product_name: `Label test ${code}`, countries_tags: countries, nutriments: { carbohydrates_100g: 30, fiber_100g: 5 },
+    });
+    const file = join(dir, 'labels.jsonl');
+    writeFileSync(file, [product('12345670', ['en:australia']), product('12345687', ['en:australia', 'en:united-states'])].join('\n'));
+    const db = join(dir, 'labels.db');
+    await importInto(db, 'off', [file]);
+    const labels = await startTestServer(db);
+    try {
+      const carbs = async (region: string, code: string): Promise<number | undefined> => {
+        const foods = ((await labels.get(`/v1/foods?region=${region}&limit=10`)).body as { foods: ApiFood[] }).foods;
+        return foods.find((f) => code in f.upcs)?.nutrients['netCarbs'];
+      };
+      assert.equal(await carbs('au', '12345670'), 30);
+      assert.equal(await carbs('au', '12345687'), 25);
+      assert.equal(await carbs('us', '12345687'), 25);
+    } finally {
+      await labels.close();
+    }
+  });
 });

@@ -4,19 +4,25 @@ import { labelServing, nutrientsOf, regionsOf, tagName, usefulTags } from '../..
 
 describe('Open Food Facts mapping rules', () => {
   test('energy: kJ as given, else energy_100g (kJ), else kcal × 4.184', () => {
-    assert.equal(nutrientsOf({ 'energy-kj': 1000, energy: 999, 'energy-kcal': 1 }).energy, 1000);
-    assert.equal(nutrientsOf({ energy: 999, 'energy-kcal': 1 }).energy, 999);
-    assert.equal(nutrientsOf({ 'energy-kcal': 100 }).energy, 418.4);
+    assert.equal(nutrientsOf({ 'energy-kj': 1000, energy: 999, 'energy-kcal': 1 }, 'us').energy, 1000);
+    assert.equal(nutrientsOf({ energy: 999, 'energy-kcal': 1 }, 'us').energy, 999);
+    assert.equal(nutrientsOf({ 'energy-kcal': 100 }, 'us').energy, 418.4);
   });
 
   test('grams to milligrams for sodium, cholesterol, minerals, vitamin C, caffeine, omega-3', () => {
-    assert.deepEqual(nutrientsOf({ sodium: 0.4, cholesterol: 0.07, calcium: 0.12, 'vitamin-c': 0.001, caffeine: 0.032, 'omega-3-fat': 0.5 }),
+    assert.deepEqual(nutrientsOf({ sodium: 0.4, cholesterol: 0.07, calcium: 0.12, 'vitamin-c': 0.001, caffeine: 0.032, 'omega-3-fat': 0.5 }, 'us'),
       { sodium: 400, cholesterol: 70, calcium: 120, vitaminC: 1, caffeine: 32, omega3Fat: 500 });
   });
 
   test('vitamin A and alcohol are left out; polyols are sugar alcohol; netCarbs derived', () => {
-    assert.deepEqual(nutrientsOf({ 'vitamin-a': 0.0001, alcohol: 5, polyols: 2, carbohydrates: 10, fiber: 12 }),
+    assert.deepEqual(nutrientsOf({ 'vitamin-a': 0.0001, alcohol: 5, polyols: 2, carbohydrates: 10, fiber: 12 }, 'us'),
       { totalCarbs: 10, fiber: 12, sugarAlcohol: 2, netCarbs: 0 });
+  });
+
+  test('netCarbs: US labels\' carbohydrate includes fibre, Australian labels\' (available carbohydrate) does not', () => {
+    assert.deepEqual(nutrientsOf({ carbohydrates: 30, fiber: 5 }, 'us'), { totalCarbs: 30, fiber: 5, netCarbs: 25 });
+    assert.deepEqual(nutrientsOf({ carbohydrates: 30, fiber: 5 }, 'au'), { totalCarbs: 30, fiber: 5, netCarbs: 30 });
+    assert.deepEqual(nutrientsOf({ carbohydrates: 30 }, 'au'), { totalCarbs: 30, netCarbs: 30 });
   });
 
   test('countries to regions; a product in both becomes two', () => {

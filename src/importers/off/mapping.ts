@@ -53,12 +53,12 @@ const CONVERSIONS: readonly (readonly [off: string, key: keyof Nutrients, factor
 const round = (value: number): number => Number(value.toFixed(6));
 
 /**
- * Our 22 keys from OFF's `*_100g` values. Energy: `energy-kj_100g`, else `energy_100g` (kJ in
+ * Our 22 keys from OFF's `*_100g` values, as labelled in the region the food is for. Energy: `energy-kj_100g`, else `energy_100g` (kJ in
  * OFF), else `energy-kcal_100g` × 4.184. Left out on purpose: vitamin A (OFF stores retinol
  * equivalents in g, which have no exact IU value) and alcohol (OFF's alcohol_100g is % vol,
  * not g).
  */
-export function nutrientsOf(per100g: Readonly<Record<string, number>>): Nutrients {
+export function nutrientsOf(per100g: Readonly<Record<string, number>>, region: Region): Nutrients {
   const out: Nutrients = {};
   const kj = per100g['energy-kj'] ?? per100g['energy'];
   const kcal = per100g['energy-kcal'];
@@ -68,7 +68,10 @@ export function nutrientsOf(per100g: Readonly<Record<string, number>>): Nutrient
     const value = per100g[off];
     if (value !== undefined) out[key] = round(value * factor);
   }
-  if (out.totalCarbs !== undefined && out.fiber !== undefined) out.netCarbs = round(Math.max(0, out.totalCarbs - out.fiber));
+  // Australian labels print available carbohydrate, which already leaves fibre out (as FSANZ's
+  // tables do); US labels' total includes it.
+  if (region === 'au' && out.totalCarbs !== undefined) out.netCarbs = out.totalCarbs;
+  else if (out.totalCarbs !== undefined && out.fiber !== undefined) out.netCarbs = round(Math.max(0, out.totalCarbs - out.fiber));
   return out;
 }
 

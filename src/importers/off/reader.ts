@@ -58,7 +58,8 @@ function fromRow(header: readonly string[], fields: readonly string[]): OffProdu
 class Emitter {
   private readonly done = new Set<string>();
 
-  *records(product: OffProduct, region: Region, source: SourceRef): Generator<CatalogRecord> {
+  /** `labelRegion`: whose label rules the product's values follow (see nutrientsOf). */
+  *records(product: OffProduct, region: Region, labelRegion: Region, source: SourceRef): Generator<CatalogRecord> {
     const brandName = product.brands.split(',')[0]?.trim() ?? '';
     const brand = brandName === '' ? GENERIC_BRAND_IDS[region] : deriveId(NS, `brand:${region}:${fold(brandName)}`);
     if (brandName !== '' && this.first(brand)) yield { kind: 'brand', value: { id: brand, name: brandName, region }, source };
@@ -96,7 +97,7 @@ class Emitter {
       mass: 100,
       servings,
       upcs: /^[0-9]{6,14}$/.test(product.code) ? { [product.code]: { servingIndex: label ? 1 : 0, quantity: 1 } } : {},
-      nutrients: nutrientsOf(product.per100g),
+      nutrients: nutrientsOf(product.per100g, labelRegion),
     };
     yield { kind: 'food', value: food, source };
   }
@@ -118,7 +119,10 @@ function* mapProduct(product: OffProduct, source: SourceRef, emitter: Emitter): 
     const where = product.countries.join(',') || 'no countries';
     yield { kind: 'skipped', reason: `product ${product.code} is not sold in Australia or the United States (${where})`, source };
   } else {
-    for (const region of regions) yield* emitter.records(product, region, source);
+    // One set of values for both regions: a product sold in Australia only carries an Australian
+    // label; one sold in both is taken as US-labelled (which label OFF holds is not recorded).
+    const labelRegion = regions.length === 1 ? regions[0]! : 'us';
+    for (const region of regions) yield* emitter.records(product, region, labelRegion, source);
   }
 }
 
