@@ -7,6 +7,7 @@ import { fold } from '../../domain/text.js';
 import type { SourceReader } from '../formats.js';
 import { columnsOf, fileSize, readCsv } from '../csv-rows.js';
 import { classification, tagsFor } from '../usda-sr/mapping.js';
+import { FirstSeen } from '../first-seen.js';
 import { Staging } from './staging.js';
 import {
   FOOD_DATA_TYPES, WANTED_NUMBERS, barcode, isLiquid, labelServing, marketRegion, normaliseNumber, nutrientsOf,
@@ -116,17 +117,6 @@ async function eachRow(
         problem(source, error.message, fdc);
       }
     }
-  }
-}
-
-/** Emits each brand and category once, just before the first food that needs it. */
-class Emitter {
-  private readonly done = new Set<string>();
-
-  first(id: string): boolean {
-    if (this.done.has(id)) return false;
-    this.done.add(id);
-    return true;
   }
 }
 
@@ -248,7 +238,7 @@ export const readFdc: SourceReader = async function* (paths, options) {
       FROM food f LEFT JOIN branded b ON b.fdc_id = f.fdc_id
       WHERE NOT EXISTS (SELECT 1 FROM problem WHERE problem.fdc_id = f.fdc_id)
       ORDER BY f.fdc_id`);
-    const emitter = new Emitter();
+    const emitter = new FirstSeen();
     for (const row of foods.iterate() as IterableIterator<FoodRow>) yield* foodRecords(row, options.region ?? 'us', groups, emitter);
     options.onProgress?.(1);
   } finally {
@@ -257,7 +247,7 @@ export const readFdc: SourceReader = async function* (paths, options) {
 };
 
 function* foodRecords(
-  row: FoodRow, defaultRegion: Region, groups: ReadonlyMap<string, { code: string; name: string }>, emitter: Emitter,
+  row: FoodRow, defaultRegion: Region, groups: ReadonlyMap<string, { code: string; name: string }>, emitter: FirstSeen,
 ): Generator<CatalogRecord> {
   const source = { file: row.file, line: row.line };
   const branded = row.brand_owner !== null;

@@ -5,6 +5,7 @@
 import type { CatalogRecord, SourceRef } from '../../domain/records.js';
 import type { Region } from '../../domain/regions.js';
 import { deriveId, ID_NAMESPACES } from '../../domain/ids.js';
+import { FirstSeen } from '../first-seen.js';
 
 /** Major food groups of the AUSNUT 2011-13 classification (published by FSANZ). */
 export const MAJOR_GROUPS: Readonly<Record<string, string>> = {
@@ -56,7 +57,7 @@ export function categoryId(region: Region, key: string): string {
 
 /** Emits each category once, parents first, just before the first food that needs it. */
 export class CategoryTree {
-  private readonly emitted = new Set<string>();
+  private readonly emitted = new FirstSeen();
 
   constructor(private readonly region: Region) {}
 
@@ -65,8 +66,7 @@ export class CategoryTree {
     let parent: string | undefined;
     for (const node of path) {
       const id = categoryId(this.region, node.key);
-      if (!this.emitted.has(id)) {
-        this.emitted.add(id);
+      if (this.emitted.first(id)) {
         yield { kind: 'category', value: { id, name: node.name, region: this.region, ...(parent ? { parent } : {}) }, source };
       }
       parent = id;

@@ -4,6 +4,7 @@ import { GENERIC_BRAND_IDS, type Region } from '../../domain/regions.js';
 import { deriveId } from '../../domain/ids.js';
 import { fold } from '../../domain/text.js';
 import { readLines } from '../line-reader.js';
+import { FirstSeen } from '../first-seen.js';
 import type { SourceReader } from '../formats.js';
 import {
   MAX_CATEGORY_DEPTH, labelServing, nutrientsOf, regionsOf, tagName, usefulTags, type OffProduct,
@@ -56,13 +57,13 @@ function fromRow(header: readonly string[], fields: readonly string[]): OffProdu
 
 /** Emits each brand, category and tag once, just before the first food that needs it. */
 class Emitter {
-  private readonly done = new Set<string>();
+  private readonly seen = new FirstSeen();
 
   /** `labelRegion`: whose label rules the product's values follow (see nutrientsOf). */
   *records(product: OffProduct, region: Region, labelRegion: Region, source: SourceRef): Generator<CatalogRecord> {
     const brandName = product.brands.split(',')[0]?.trim() ?? '';
     const brand = brandName === '' ? GENERIC_BRAND_IDS[region] : deriveId(NS, `brand:${region}:${fold(brandName)}`);
-    if (brandName !== '' && this.first(brand)) yield { kind: 'brand', value: { id: brand, name: brandName, region }, source };
+    if (brandName !== '' && this.seen.first(brand)) yield { kind: 'brand', value: { id: brand, name: brandName, region }, source };
 
     const path = usefulTags(product.categories).slice(0, MAX_CATEGORY_DEPTH);
     let parent: string | undefined;
@@ -70,20 +71,20 @@ class Emitter {
     for (const tag of path) {
       key += `/${tag}`;
       const id = deriveId(NS, key);
-      if (this.first(id)) yield { kind: 'category', value: { id, name: tagName(tag), region, ...(parent ? { parent } : {}) }, source };
+      if (this.seen.first(id)) yield { kind: 'category', value: { id, name: tagName(tag), region, ...(parent ? { parent } : {}) }, source };
       parent = id;
     }
     // Foods sit in a leaf of their own under the deepest node, so no node ever has both
     // foods and children, whatever paths later products bring.
     const leafName = path.length > 0 ? tagName(path[path.length - 1]!) : 'Uncategorized';
     const leaf = deriveId(NS, `${key}#foods`);
-    if (this.first(leaf)) yield { kind: 'category', value: { id: leaf, name: leafName, region, ...(parent ? { parent } : {}) }, source };
+    if (this.seen.first(leaf)) yield { kind: 'category', value: { id: leaf, name: leafName, region, ...(parent ? { parent } : {}) }, source };
 
     const tags: string[] = [];
     for (const label of usefulTags(product.labels)) {
       const id = deriveId(NS, `label:${label}`);
       tags.push(id);
-      if (this.first(id)) yield { kind: 'tag', value: { id, name: tagName(label) }, source };
+      if (this.seen.first(id)) yield { kind: 'tag', value: { id, name: tagName(label) }, source };
     }
 
     const label = labelServing(product.servingSize, product.servingQuantity);
@@ -100,12 +101,6 @@ class Emitter {
       nutrients: nutrientsOf(product.per100g, labelRegion),
     };
     yield { kind: 'food', value: food, source };
-  }
-
-  private first(id: string): boolean {
-    if (this.done.has(id)) return false;
-    this.done.add(id);
-    return true;
   }
 }
 

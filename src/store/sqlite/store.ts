@@ -55,14 +55,13 @@ class Dictionary implements FoodContext, FoodJsonContext {
     return found.sort((a, b) => a.order - b.order).map((t) => t.value);
   }
 
-  /** Serialised once per record and version. */
+  /** Serialised once per record and version; bounded by the dictionary's own size. */
   private cachedJson(key: string, make: () => unknown): string | undefined {
     let text = this.json.get(key);
     if (text === undefined) {
       const value = make();
       if (value === undefined) return undefined;
       text = JSON.stringify(value);
-      if (this.json.size > 200_000) this.json.clear();
       this.json.set(key, text);
     }
     return text;
@@ -79,8 +78,7 @@ class Dictionary implements FoodContext, FoodJsonContext {
   /** Tag lists are joined from per-tag JSON: their combinations are too many to cache. */
   tagsJson(tagIds: string): string {
     if (tagIds === '[]') return '[]';
-    const found = (JSON.parse(tagIds) as string[]).map((id) => this.tagsById.get(id)).filter((t) => t !== undefined);
-    return `[${found.sort((a, b) => a.order - b.order).map((t) => this.cachedJson(`t${t.value.id}`, () => t.value)!).join(',')}]`;
+    return `[${this.tags(JSON.parse(tagIds) as string[]).map((tag) => this.cachedJson(`t${tag.id}`, () => tag)!).join(',')}]`;
   }
 }
 
