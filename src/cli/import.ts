@@ -33,6 +33,7 @@ export async function importCommand(values: Record<string, string | boolean | un
       skipInvalid: values['skip-invalid'] === true,
       onSkip: (message) => progress.message(`skipped ${message}`),
       onRecords: (count) => progress.records(count),
+      onFinishing: () => progress.status('checking the catalogue, ranking common words…'),
     });
     progress.done();
     process.stdout.write(`${summaryLine(summary, (performance.now() - started) / 1000)}\n`);

@@ -23,6 +23,14 @@ export class Progress {
     this.out.write(`${text}\n`);
   }
 
+  /** Replaces the counter with a phase that has no count of its own. */
+  status(text: string): void {
+    if (!this.out.isTTY) return;
+    this.clear();
+    this.out.write(`${this.count.toLocaleString('en')} records; ${text}`);
+    this.drawn = true;
+  }
+
   private draw(): void {
     if (!this.out.isTTY) return;
     const now = performance.now();

@@ -10,6 +10,8 @@ export interface ImportOptions {
   readonly onSkip?: (message: string) => void;
   /** Called now and then with the number of records read so far. */
   readonly onRecords?: (count: number) => void;
+  /** The records are in; the whole-catalogue checks and derived data (seconds on large catalogues) follow. */
+  readonly onFinishing?: () => void;
 }
 
 export interface ImportSummary {
@@ -83,6 +85,7 @@ export async function runImport(
       }
     }
     options.onRecords?.(seen);
+    options.onFinishing?.();
     const problems = await transaction.check();
     if (problems.length > 0) {
       throw new ImportFailed(`the catalogue would break these rules:\n  ${problems.join('\n  ')}`);

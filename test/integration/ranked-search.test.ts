@@ -1,20 +1,26 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { importInto } from '../helpers/cli.js';
 import { ROOT, tempDir } from '../helpers/paths.js';
 import { u } from '../helpers/fixture-catalog.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import Database from 'better-sqlite3';
 import { SqliteCatalogStore } from '../../src/store/sqlite/store.js';
 import { ftsExpression } from '../../src/store/sqlite/matching.js';
+import { foodListRequest } from '../../src/query/requests.js';
 
 /**
- * Ranked search without filters takes a shortcut (candidates from FTS5 alone, ties broken on
- * the few that can reach the page); with any filter it takes the general plan. On a catalogue
- * where every food is in region us, `region=us` filters nothing, so both plans must return the
- * same pages byte for byte.
+ * Ranked search without filters takes a shortcut (the importer's lists for one common word;
+ * otherwise candidates from FTS5 alone, ties broken on the few that can reach the page); with
+ * any filter it takes the general plan. On a catalogue where every food is in region us,
+ * `region=us` filters nothing, so both plans must return the same pages byte for byte.
+ * The importer keeps lists for words in at least 40 foods here (2,000 by default), so both
+ * shortcuts are exercised: 'raw' and 'cheese' are read from lists, 'kellogg' is ranked live.
  */
+process.env['FOODLOOKUP_RANKED_TOP_MIN'] = '40';
+
 let dir: string;
 let cleanup: () => void;
 let server: TestServer;
@@ -62,7 +68,37 @@ async function page(query: string): Promise<string> {
 }
 
 describe('ranked search: the shortcut and the general plan agree', () => {
-  const queries = ['raw', 'cheese', 'chicken breast', 'cooked', 'beef', 'with salt', 'babyfood', 'kellogg', 'oil', 'frozen', 'nonexistentword'];
+  const queries = ['raw', 'cheese', 'chicken breast', 'cooked', 'beef', 'with salt', 'babyfood', 'kellogg', 'oil', 'frozen', 'nonexistentword',
+    'Zyzzyva tie', 'raw*', 'RAW'];
+
+  test('the importer kept lists for common words only, each the general order\'s first 1,000', () => {
+    const sql = new Database(db, { readonly: true });
+    try {
+      const count = sql.prepare('SELECT count(*) FROM foods_fts WHERE foods_fts MATCH ?').pluck();
+      const stored = sql.prepare('SELECT term, matches FROM ranked_terms ORDER BY term').all() as { term: string; matches: number }[];
+      const terms = new Map(stored.map((r) => [r.term, r.matches]));
+      for (const word of ['raw', 'cheese', 'kellogg', 'zyzzyva']) assert.equal(terms.get(word), count.get(`"${word}"`), word);
+      assert.equal(terms.get('quorblet'), undefined);
+      assert.ok(stored.every((r) => r.matches >= 40));
+      const list = sql.prepare('SELECT rid FROM ranked_top WHERE list = ? AND term = ? ORDER BY pos').pluck();
+      const rankOrder = sql.prepare(`SELECT f.rid FROM foods_fts m JOIN foods f ON f.rid = m.rowid WHERE foods_fts MATCH ?
+        ORDER BY m.rowid IN (SELECT rowid FROM foods_fts WHERE foods_fts MATCH ?) DESC, bm25(foods_fts, 10.0, 2.0, 4.0, 3.0, 1.0), f.name_key, f.id
+        LIMIT 1000`).pluck();
+      const nameOrder = sql.prepare(`SELECT f.rid FROM foods_fts m JOIN foods f ON f.rid = m.rowid WHERE foods_fts MATCH ?
+        ORDER BY bm25(foods_fts, 10.0, 0.0, 0.0, 0.0, 0.0), f.name_key, f.id LIMIT 1000`).pluck();
+      let deep = 0;
+      for (const { term, matches } of stored) {
+        const expression = `"${term}"`;
+        assert.deepEqual(list.all(0, term), rankOrder.all(expression, `name : (${expression})`), term);
+        assert.deepEqual(list.all(1, term), nameOrder.all(`name : (${expression})`), term);
+        if (matches > 1000) deep++;
+      }
+      // Lists cut at 1,000 inside a tie group are among them (the words of a catalogue this size).
+      assert.ok(stored.length > 50 && deep > 0, `${stored.length} lists, ${deep} longer than 1,000`);
+    } finally {
+      sql.close();
+    }
+  });
 
   for (const q of queries) {
     test(`'${q}' at several pages`, async () => {
@@ -79,12 +115,20 @@ describe('ranked search: the shortcut and the general plan agree', () => {
     assert.equal(await page('query=quorblet&limit=5'), await page('query=quorblet&limit=5&region=us'));
   });
 
-  test('a tie longer than the candidate list falls back and stays ordered by id', async () => {
+  test('a repeated word counts once, in matching and in ranking', async () => {
+    for (const [twice, once] of [['Zyzzyva zyzzyva', 'zyzzyva'], ['raw cheese RAW', 'raw cheese'], ['raw* raw', 'raw raw*']] as const) {
+      assert.equal(await page(`query=${encodeURIComponent(twice)}&limit=50`), await page(`query=${encodeURIComponent(once)}&limit=50`), twice);
+    }
+  });
+
+  test('a tie longer than the candidate list is ordered by id, from a list and live', async () => {
     const first = JSON.parse(await page('query=zyzzyva&limit=20')) as { metadata: { total: number }; foods: { foodId: string }[] };
     assert.equal(first.metadata.total, 100);
     assert.deepEqual(first.foods.map((f) => f.foodId), Array.from({ length: 20 }, (_, i) => u(1000 + i)));
-    for (const offset of [0, 20, 60, 90]) {
-      assert.equal(await page(`query=zyzzyva&limit=20&offset=${offset}`), await page(`query=zyzzyva&limit=20&offset=${offset}&region=us`));
+    for (const q of ['zyzzyva', 'zyzzyva tie']) {
+      for (const offset of [0, 20, 60, 90]) {
+        assert.equal(await page(`query=${q}&limit=20&offset=${offset}`), await page(`query=${q}&limit=20&offset=${offset}&region=us`));
+      }
     }
   });
 });
@@ -95,7 +139,7 @@ describe('SOAP foodSearch order: the shortcut and the plain query agree', () => 
     try {
       const plain = store.connection.prepare(`SELECT f.id FROM foods_fts m JOIN foods f ON f.rid = m.rowid
         WHERE foods_fts MATCH ? ORDER BY bm25(foods_fts, 10.0, 0.0, 0.0, 0.0, 0.0), f.name_key, f.id LIMIT ?`).pluck();
-      for (const words of [['raw'], ['cheese'], ['chicken', 'breast'], ['beef'], ['zyzzyva'], ['kellogg']]) {
+      for (const words of [['raw'], ['cheese'], ['chicken', 'breast'], ['beef'], ['zyzzyva'], ['zyzzyva', 'tie'], ['kellogg']]) {
         for (const limit of [1, 20, 100]) {
           const expression = `name : (${ftsExpression(words.map((text) => ({ text, prefix: false })))})`;
           const hits = await store.searchFoodNames(words, limit);
@@ -104,6 +148,35 @@ describe('SOAP foodSearch order: the shortcut and the plain query agree', () => 
       }
     } finally {
       await store.close();
+    }
+  });
+});
+
+describe('a database from before the precomputed lists (schema 1)', () => {
+  test('is served without them, and gains them when next opened for writing', async () => {
+    const old = join(dir, 'schema1.db');
+    copyFileSync(db, old);
+    const sql = new Database(old);
+    sql.exec("DROP TABLE ranked_top; DROP TABLE ranked_terms; UPDATE meta SET value = '1' WHERE key = 'schema_version'");
+    sql.close();
+    const expected = await server.get('/v1/foods?query=raw&limit=20&fields=foodId');
+    const reader = new SqliteCatalogStore(old, { readonly: true });
+    const request = foodListRequest({ query: 'raw', limit: '20' }).query;
+    const ids = async (store: SqliteCatalogStore): Promise<string[]> => (await store.foods(request)).items.map((hit) => hit.food.foodId);
+    const expectedIds = (expected.body as { foods: { foodId: string }[] }).foods.map((f) => f.foodId);
+    try {
+      assert.deepEqual(await ids(reader), expectedIds);
+    } finally {
+      await reader.close();
+    }
+    const writer = new SqliteCatalogStore(old);
+    try {
+      assert.deepEqual(await ids(writer), expectedIds);
+      const version = writer.connection.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get();
+      assert.equal(version, '2');
+      assert.ok((writer.connection.prepare('SELECT count(*) FROM ranked_terms').pluck().get() as number) > 50);
+    } finally {
+      await writer.close();
     }
   });
 });

@@ -7,15 +7,25 @@ const query = (extra: Partial<FoodQuery> = {}): FoodQuery => ({
   match: { query: 'raw', type: 'fts' }, order: { field: 'rank', direction: 'asc' }, limit: 2, offset: 0, ...extra,
 });
 
-/** Statements over a fixed candidate list; records what the page statement was given. */
-function statements(rows: [number, number, number][], total = rows.length): RankedStatements & { given?: [number, number][] } {
-  const s: RankedStatements & { given?: [number, number][] } = {
+type Recording = RankedStatements & { given?: [number, number][]; groupAsked?: [number, number, number] };
+
+/**
+ * Statements over a fixed candidate list; records what the page and group statements were
+ * given. A tie group read from the index answers with rids from 1000 on.
+ */
+function statements(rows: [number, number, number][], total = rows.length, top?: RankedStatements['top']): Recording {
+  const s: Recording = {
     candidates: (_n, _e, limit) => rows.slice(0, limit),
     page: (candidates, limit, offset) => {
       s.given = JSON.parse(candidates) as [number, number][];
       return s.given.slice(offset, offset + limit).map(([rid]) => rid);
     },
+    group: (_n, _e, tier, score, limit) => {
+      s.groupAsked = [tier, score, limit];
+      return Array.from({ length: limit }, (_, i) => 1000 + i);
+    },
     count: () => total,
+    top,
   };
   return s;
 }
@@ -39,10 +49,35 @@ describe('rankedSearchPage', () => {
     assert.deepEqual(result, { rids: [5, 6], total: 4 });
   });
 
-  test('a tie that runs past the candidates falls back; a short list counts itself', () => {
+  test('a tie that runs past the candidates is read whole from the index; a short list counts itself', () => {
     const tie = Array.from({ length: 80 }, (_, i): [number, number, number] => [i, -1, 1]);
-    assert.equal(rankedSearchPage(query(), statements(tie, 500)), undefined);
+    const whole = statements(tie, 500);
+    assert.deepEqual(rankedSearchPage(query(), whole), { rids: [1000, 1001], total: 500 });
+    assert.deepEqual(whole.groupAsked, [1, -1, 2]);
+    // Ahead of the tie group, candidates are ordered by the page statement; the group fills the rest.
+    const behind = statements([[7, -5, 1], ...tie], 500);
+    assert.deepEqual(rankedSearchPage(query({ limit: 5 }), behind), { rids: [7, 1000, 1001, 1002, 1003], total: 500 });
+    assert.deepEqual(behind.given, [[7, 0]]);
+    assert.deepEqual(behind.groupAsked, [1, -1, 4]);
     const distinct = Array.from({ length: 80 }, (_, i): [number, number, number] => [i, -100 + i, 1]);
     assert.deepEqual(rankedSearchPage(query(), statements(distinct, 500)), { rids: [0, 1], total: 500 });
+  });
+
+  test('one word without * reads the importer\'s list when it has one', () => {
+    const asked: unknown[] = [];
+    const top: RankedStatements['top'] = {
+      term: (word) => (word === 'raw' ? { matches: 9999 } : undefined),
+      page: (list, word, from, to) => {
+        asked.push([list, word, from, to]);
+        return [42, 43];
+      },
+    };
+    const s = statements([[5, -3, 1]], 1, top);
+    assert.deepEqual(rankedSearchPage(query({ offset: 10, limit: 2 }), s), { rids: [42, 43], total: 9999 });
+    assert.deepEqual(asked, [[0, 'raw', 10, 12]]);
+    assert.deepEqual(rankedSearchPage(query({ match: { query: 'raw*', type: 'fts' } }), s), { rids: [5], total: 1 });
+    assert.deepEqual(rankedSearchPage(query({ match: { query: 'raw egg', type: 'fts' } }), s), { rids: [5], total: 1 });
+    assert.deepEqual(rankedSearchPage(query({ match: { query: 'egg', type: 'fts' } }), s), { rids: [5], total: 1 });
+    assert.equal(asked.length, 1);
   });
 });

@@ -17,7 +17,11 @@ export type Matcher =
   | { readonly kind: 'none' }
   /** The query has no word: it matches nothing. */
   | { readonly kind: 'empty' }
-  | { readonly kind: 'fts'; readonly expression: string; readonly nameExpression: string; readonly words: number }
+  | {
+    readonly kind: 'fts'; readonly expression: string; readonly nameExpression: string; readonly words: number;
+    /** The word of a one-word query without `*`: its token in the index. */
+    readonly single: string | undefined;
+  }
   | { readonly kind: 'prefix'; readonly key: string; readonly upper: string };
 
 export function matcher(match: TextMatch | undefined, nameColumn = 'name'): Matcher {
@@ -26,8 +30,16 @@ export function matcher(match: TextMatch | undefined, nameColumn = 'name'): Matc
     const key = fold(match.query);
     return { kind: 'prefix', key, upper: key + MAX_CHAR };
   }
-  const words = queryWords(match.query);
+  // A repeated word matches nothing more; left in, bm25 would count it twice and rank by it twice.
+  const seen = new Set<string>();
+  const words = queryWords(match.query).filter((w) => {
+    const key = `${w.text}${w.prefix ? '*' : ''}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
   if (words.length === 0) return { kind: 'empty' };
   const expression = ftsExpression(words);
-  return { kind: 'fts', expression, nameExpression: `${nameColumn} : (${expression})`, words: words.length };
+  const single = words.length === 1 && !words[0]!.prefix ? words[0]!.text : undefined;
+  return { kind: 'fts', expression, nameExpression: `${nameColumn} : (${expression})`, words: words.length, single };
 }

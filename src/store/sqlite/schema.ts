@@ -1,8 +1,10 @@
 import type { Database } from 'better-sqlite3';
 import { GENERIC_BRAND_IDS, GENERIC_BRAND_NAME, REGIONS } from '../../domain/regions.js';
 import { fold } from '../../domain/text.js';
+import { TOP_DDL, rebuildRankedTop } from './ranked-top.js';
 
-export const SCHEMA_VERSION = 1;
+/** 2: precomputed first pages of common words (ranked-top.ts). */
+export const SCHEMA_VERSION = 2;
 
 /**
  * Text columns ending in `_key` hold folded text (lower case, no diacritics): name order
@@ -102,6 +104,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS tags_fts USING fts5 (
 /** Creates the schema when missing and makes sure both generic brands exist. */
 export function migrate(db: Database): void {
   db.exec(DDL);
+  db.exec(TOP_DDL);
   const version = db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'schema_version'").get();
   if (version && Number(version.value) > SCHEMA_VERSION) {
     throw new Error(`database schema ${version.value} is newer than this program (${SCHEMA_VERSION}); upgrade foodlookup`);
@@ -113,6 +116,8 @@ export function migrate(db: Database): void {
   );
   const addBrandFts = db.prepare('INSERT INTO brands_fts (rowid, name) VALUES (?, ?)');
   db.transaction(() => {
+    if (version && Number(version.value) < 2) rebuildRankedTop(db);
+    db.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(SCHEMA_VERSION));
     setMeta.run('schema_version', String(SCHEMA_VERSION));
     setMeta.run('catalog_version', '1');
     setMeta.run('last_modified', String(now));

@@ -17,7 +17,8 @@ import {
 import { brandsQuery, categoriesQuery, foodsQuery, tagsQuery, type BuiltQuery } from './queries.js';
 import { ftsExpression } from './matching.js';
 import {
-  MATCH_COUNT, NAME_CANDIDATES, RANKED_CANDIDATES, RANKED_CANDIDATES_ONE_WORD, RANKED_PAGE, nameSearchPage, rankedSearchPage, type RankedStatements,
+  MATCH_COUNT, NAME_CANDIDATES, NAME_GROUP, RANKED_CANDIDATES, RANKED_CANDIDATES_ONE_WORD, RANKED_GROUP, RANKED_GROUP_ONE_WORD,
+  RANKED_PAGE, TOP_PAGE, TOP_TERM, nameSearchPage, rankedSearchPage, type Candidate, type RankedStatements, type TopLists,
 } from './ranked-search.js';
 
 /**
@@ -108,6 +109,14 @@ export class SqliteCatalogStore implements CatalogStore {
     this.stateStatement = this.db.prepare("SELECT key, value FROM meta WHERE key IN ('catalog_version', 'last_modified')");
     this.foodById = this.db.prepare(`SELECT ${FOOD_COLUMNS} FROM foods f WHERE f.id = ? OR f.revision_id = ? LIMIT 1`);
     this.foodsByRid = this.db.prepare(`SELECT f.rid, ${FOOD_COLUMNS} FROM foods f WHERE f.rid IN (SELECT value FROM json_each(?))`);
+    const hasTopLists = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ranked_top'").get() !== undefined;
+    this.topLists = hasTopLists
+      ? {
+        term: (word) => this.prepared(TOP_TERM).get(word) as { matches: number } | undefined,
+        page: (list, word, from, to) => this.prepared(TOP_PAGE, 'value').all(list, word, from, to) as number[],
+      }
+      : undefined;
+    this.ranked = this.rankedStatements();
   }
 
   /** The underlying connection, for the token store that shares the database file. */
@@ -218,13 +227,24 @@ export class SqliteCatalogStore implements CatalogStore {
     return { rids: page.map((r) => r[0]), total };
   }
 
-  private readonly ranked: RankedStatements = {
+  /** A database from before schema 2 has no precomputed lists: every search ranks at request time. */
+  private readonly topLists: TopLists | undefined;
+
+  private readonly ranked: RankedStatements;
+
+  private rankedStatements(): RankedStatements {
+    return {
     candidates: (nameExpression, expression, limit) => (nameExpression === undefined
       ? this.prepared(RANKED_CANDIDATES_ONE_WORD, 'arrays').all(expression, limit)
-      : this.prepared(RANKED_CANDIDATES, 'arrays').all(nameExpression, expression, limit)) as [number, number, number][],
+      : this.prepared(RANKED_CANDIDATES, 'arrays').all(nameExpression, expression, limit)) as Candidate[],
     page: (candidates, limit, offset) => this.prepared(RANKED_PAGE, 'value').all(candidates, limit, offset) as number[],
+    group: (nameExpression, expression, tier, score, limit) => (nameExpression === undefined
+      ? this.prepared(RANKED_GROUP_ONE_WORD, 'value').all(expression, score, tier, limit)
+      : this.prepared(RANKED_GROUP, 'value').all(expression, score, nameExpression, tier, limit)) as number[],
     count: (expression) => this.prepared(MATCH_COUNT, 'value').get(expression) as number,
-  };
+    top: this.topLists,
+    };
+  }
 
   brands(query: BrandQuery): Promise<Page<Brand>> {
     const { total, rows } = this.run<BrandRow>(brandsQuery(query));
@@ -245,16 +265,14 @@ export class SqliteCatalogStore implements CatalogStore {
     const clean = words.filter((w) => /^[\p{L}\p{N}]+$/u.test(w));
     if (clean.length === 0 || clean.length !== words.length) return Promise.resolve([]);
     const expression = `name : (${ftsExpression(clean.map((text) => ({ text, prefix: false })))})`;
-    const rids = nameSearchPage(expression, limit, {
-      names: (e, n) => this.prepared(NAME_CANDIDATES, 'arrays').all(e, n) as [number, number, number][],
+    const rids = nameSearchPage(clean, expression, limit, {
+      names: (e, n) => this.prepared(NAME_CANDIDATES, 'arrays').all(e, n) as Candidate[],
       page: (candidates, n, offset) => this.ranked.page(candidates, n, offset),
+      nameGroup: (e, score, n) => this.prepared(NAME_GROUP, 'value').all(e, score, n) as number[],
+      top: this.topLists,
     });
-    const rows = rids
-      ? (this.prepared('SELECT f.id, f.name, f.category_id FROM json_each(?) j JOIN foods f ON f.rid = j.value ORDER BY j.key')
-        .all(JSON.stringify(rids)) as { id: string; name: string; category_id: string }[])
-      : (this.prepared(`SELECT f.id, f.name, f.category_id FROM foods_fts m JOIN foods f ON f.rid = m.rowid
-        WHERE foods_fts MATCH ? ORDER BY bm25(foods_fts, 10.0, 0.0, 0.0, 0.0, 0.0), f.name_key, f.id LIMIT ?`)
-        .all(expression, limit) as { id: string; name: string; category_id: string }[]);
+    const rows = this.prepared('SELECT f.id, f.name, f.category_id FROM json_each(?) j JOIN foods f ON f.rid = j.value ORDER BY j.key')
+      .all(JSON.stringify(rids)) as { id: string; name: string; category_id: string }[];
     const dictionary = this.current();
     return Promise.resolve(rows.map((row) => ({
       id: row.id,
