@@ -166,9 +166,11 @@ export function foodsQuery(q: FoodQuery): BuiltQuery {
     const page = new Sql().add(`SELECT f.rid${windowTotal ? ', count(*) OVER () AS total' : ''} FROM ${from}`, ...fromParams);
     where(page, conditions);
     page.add(`ORDER BY ${foodOrder} LIMIT ? OFFSET ?`, ...orderParams, q.limit, q.offset);
-    const count = new Sql().add(`SELECT count(*) FROM foods f`);
-    const countConditions = m.kind === 'fts' ? [...matchParts(m, 'f', 'foods_fts').conditions, ...conditions] : conditions;
-    where(count, countConditions);
+    // Past the last page: the matches drive, as in the page query, and the filters are probed per match.
+    const count = m.kind === 'fts'
+      ? new Sql().add('SELECT count(*) FROM foods f JOIN (SELECT rowid AS rid FROM foods_fts WHERE foods_fts MATCH ?) m ON m.rid = f.rid', m.expression)
+      : new Sql().add('SELECT count(*) FROM foods f');
+    where(count, conditions);
     return { page, count, pageCarriesTotal: windowTotal };
   }
 

@@ -221,9 +221,12 @@ export class SqliteCatalogStore implements CatalogStore {
   private generalPage(query: FoodQuery): { rids: number[]; total: number } {
     const built = foodsQuery(query);
     const page = this.prepared(built.page.text, 'arrays').all(...built.page.params) as [number, number?][];
+    // An empty first page is an empty result: counting it again would visit every match.
     const total = built.pageCarriesTotal && page.length > 0
       ? page[0]![1]!
-      : (this.prepared(built.count.text, 'value').get(...built.count.params) as number);
+      : page.length === 0 && query.offset === 0
+        ? 0
+        : (this.prepared(built.count.text, 'value').get(...built.count.params) as number);
     return { rids: page.map((r) => r[0]), total };
   }
 
