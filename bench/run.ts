@@ -175,14 +175,20 @@ function scenarios(s: Samples, zipfFor: (i: number) => number): { name: string; 
 }
 
 /** Waits until the server has worked off what a run left queued (slow requests at c=64). */
+/**
+ * Waits until the server has worked off the last scenario's backlog: /healthz answers between
+ * queued requests, so one fast answer proves little; four in a row, a second apart in all, do
+ * (a queued slow request would hold one of them up).
+ */
 async function drain(url: string): Promise<void> {
-  for (let i = 0; i < 120; i++) {
+  let fast = 0;
+  for (let i = 0; i < 600 && fast < 4; i++) {
     const started = performance.now();
     try {
       await fetch(`${url}/healthz`);
-      if (performance.now() - started < 50) return;
+      fast = performance.now() - started < 50 ? fast + 1 : 0;
     } catch {
-      // not answering yet
+      fast = 0;
     }
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
