@@ -115,6 +115,23 @@ describe('ranked search: the shortcut and the general plan agree', () => {
     assert.equal(await page('query=quorblet&limit=5'), await page('query=quorblet&limit=5&region=us'));
   });
 
+  test('several common words, ranked from the importer\'s postings, agree with the general plan', async () => {
+    const sql = new Database(db, { readonly: true });
+    const terms = sql.prepare('SELECT term FROM term_postings ORDER BY term').pluck().all() as string[];
+    sql.close();
+    assert.ok(terms.includes('chicken') && terms.includes('breast') && terms.length > 50);
+    // A fixed pseudo-random walk over the common words: pairs and triples, repeated words left out.
+    let seed = 12345;
+    const next = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648) % terms.length;
+    for (let i = 0; i < 60; i++) {
+      const words = Array.from({ length: 2 + (i % 2) }, () => terms[next()]!).join(' ');
+      for (const [limit, offset] of [[20, 0], [10, 35]] as const) {
+        const params = `query=${encodeURIComponent(words)}&limit=${limit}&offset=${offset}`;
+        assert.equal(await page(params), await page(`${params}&region=us`), params);
+      }
+    }
+  });
+
   test('a repeated word counts once, in matching and in ranking', async () => {
     for (const [twice, once] of [['Zyzzyva zyzzyva', 'zyzzyva'], ['raw cheese RAW', 'raw cheese'], ['raw* raw', 'raw raw*']] as const) {
       assert.equal(await page(`query=${encodeURIComponent(twice)}&limit=50`), await page(`query=${encodeURIComponent(once)}&limit=50`), twice);

@@ -80,4 +80,17 @@ describe('rankedSearchPage', () => {
     assert.deepEqual(rankedSearchPage(query({ match: { query: 'egg', type: 'fts' } }), s), { rids: [5], total: 1 });
     assert.equal(asked.length, 1);
   });
+
+  test('several words without * ask the postings first, and fall back to FTS5 when a word is not common', () => {
+    const asked: unknown[] = [];
+    const s = statements([[5, -3, 1]], 1);
+    const withCommon = { ...s, common: (tokens: readonly string[], depth: number) => {
+      asked.push([tokens, depth]);
+      return tokens.includes('rare') ? undefined : { rids: [7, 8, 9, 10], total: 4000 };
+    } };
+    assert.deepEqual(rankedSearchPage(query({ match: { query: 'raw egg', type: 'fts' }, offset: 1, limit: 2 }), withCommon), { rids: [8, 9], total: 4000 });
+    assert.deepEqual(rankedSearchPage(query({ match: { query: 'raw rare', type: 'fts' } }), withCommon), { rids: [5], total: 1 });
+    assert.deepEqual(rankedSearchPage(query({ match: { query: 'raw egg*', type: 'fts' } }), withCommon), { rids: [5], total: 1 });
+    assert.deepEqual(asked, [[['raw', 'egg'], 3], [['raw', 'rare'], 2]]);
+  });
 });

@@ -19,8 +19,8 @@ export type Matcher =
   | { readonly kind: 'empty' }
   | {
     readonly kind: 'fts'; readonly expression: string; readonly nameExpression: string; readonly words: number;
-    /** The word of a one-word query without `*`: its token in the index. */
-    readonly single: string | undefined;
+    /** The words, in query order, when none has `*`: each is its own token in the index. */
+    readonly tokens: readonly string[] | undefined;
   }
   | { readonly kind: 'prefix'; readonly key: string; readonly upper: string };
 
@@ -40,6 +40,6 @@ export function matcher(match: TextMatch | undefined, nameColumn = 'name'): Matc
   });
   if (words.length === 0) return { kind: 'empty' };
   const expression = ftsExpression(words);
-  const single = words.length === 1 && !words[0]!.prefix ? words[0]!.text : undefined;
-  return { kind: 'fts', expression, nameExpression: `${nameColumn} : (${expression})`, words: words.length, single };
+  const tokens = words.some((w) => w.prefix) ? undefined : words.map((w) => w.text);
+  return { kind: 'fts', expression, nameExpression: `${nameColumn} : (${expression})`, words: words.length, tokens };
 }

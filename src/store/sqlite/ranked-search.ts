@@ -12,7 +12,8 @@ import { hasFoodFilter } from './queries.js';
  * and only those few go to the foods table, where name_key and id break the remaining ties.
  * When the group of equal (tier, bm25) at the page's last place runs past the candidates,
  * that one group is read again from FTS5 and ordered by name (`exactTop`). One-word queries
- * on common words read their first pages from lists the importer wrote (ranked-top.ts).
+ * on common words read their first pages from lists the importer wrote (ranked-top.ts), and
+ * queries of several words are ranked from the importer's postings (common-words.ts).
  * The result is the general query's, row for row.
  */
 
@@ -98,6 +99,8 @@ export interface RankedStatements {
   count(expression: string): number;
   /** Undefined on a database imported before the lists existed. */
   readonly top: TopLists | undefined;
+  /** The first `depth` rids and the count from the importer's postings (common-words.ts); undefined without them. */
+  readonly common?: (tokens: readonly string[], depth: number) => { rids: number[]; total: number } | undefined;
 }
 
 /** The page's rids and the total, or undefined when the query needs the general plan. */
@@ -106,9 +109,11 @@ export function rankedSearchPage(q: FoodQuery, run: RankedStatements): { rids: n
   const depth = q.offset + q.limit;
   if (m.kind !== 'fts' || q.order.field !== 'rank' || q.order.direction !== 'asc' || q.grouping || q.region
     || hasFoodFilter(q) || depth > MAX_DEPTH) return undefined;
-  const word = m.words === 1 ? m.single : undefined;
+  const word = m.tokens?.length === 1 ? m.tokens[0]! : undefined;
   const stored = word === undefined ? undefined : run.top?.term(word);
   if (stored) return { rids: run.top!.page(0, word!, q.offset, depth), total: stored.matches };
+  const common = m.tokens && m.tokens.length > 1 ? run.common?.(m.tokens, depth) : undefined;
+  if (common) return { rids: common.rids.slice(q.offset, depth), total: common.total };
   const nameExpression = m.words === 1 ? undefined : m.nameExpression;
   const rows = run.candidates(nameExpression, m.expression, depth + SLACK);
   const top = exactTop(rows, depth, {

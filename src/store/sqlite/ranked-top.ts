@@ -1,7 +1,6 @@
 import type { Database } from 'better-sqlite3';
-import {
-  MAX_DEPTH, NAME_CANDIDATES, NAME_GROUP, RANKED_CANDIDATES_ONE_WORD, RANKED_GROUP_ONE_WORD, RANKED_PAGE, SLACK, exactTop, type Candidate,
-} from './ranked-search.js';
+import { POSTINGS, TopFoods, readPostings, writeNameRanks, writePostings } from './common-words.js';
+import { MAX_DEPTH, NAME_CANDIDATES, NAME_GROUP, RANKED_PAGE, SLACK, exactTop, type Candidate } from './ranked-search.js';
 
 /**
  * The first pages of one-word searches on common words, computed at import time.
@@ -29,20 +28,6 @@ export function topMinMatches(): number {
   return Number.isInteger(n) && n > 0 ? n : 2000;
 }
 
-/** One list's statements: candidates by (tier, score), and one tie group in name order. */
-const LISTS = {
-  [RANK_LIST]: {
-    candidates: RANKED_CANDIDATES_ONE_WORD,
-    group: RANKED_GROUP_ONE_WORD,
-    groupParams: (match: string, tier: number, score: number, limit: number) => [match, score, tier, limit],
-  },
-  [SOAP_NAME_LIST]: {
-    candidates: NAME_CANDIDATES,
-    group: NAME_GROUP,
-    groupParams: (match: string, _tier: number, score: number, limit: number) => [match, score, limit],
-  },
-} as const;
-
 export const TOP_DDL = `
 CREATE TABLE IF NOT EXISTS ranked_terms (
   term TEXT PRIMARY KEY,
@@ -58,41 +43,41 @@ CREATE TABLE IF NOT EXISTS ranked_top (
 `;
 
 /**
- * Rewrites both tables from the current foods index, inside the caller's transaction.
- * Every change of any food moves bm25's document statistics, so it is all or nothing.
+ * Rewrites the lists, the postings of common words and the name ranks (common-words.ts) from
+ * the current foods index, inside the caller's transaction. Every change of any food moves
+ * bm25's document statistics, so it is all or nothing.
  */
 export function rebuildRankedTop(db: Database, minMatches = topMinMatches()): { terms: number } {
-  db.exec('DELETE FROM ranked_top; DELETE FROM ranked_terms');
+  db.exec("DELETE FROM ranked_top; DELETE FROM ranked_terms; DELETE FROM term_postings; DELETE FROM search_blobs WHERE key = 'name_rank'");
+  const ranks = writeNameRanks(db);
   // The vocabulary's counts include foods deleted since the index was last merged: they only
-  // choose which words to consider; the stored counts come from MATCH.
+  // choose which words to consider; the stored counts are the postings'.
   db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.foods_fts_vocab USING fts5vocab(main, 'foods_fts', 'row')");
-  const terms = db.prepare('SELECT term FROM temp.foods_fts_vocab WHERE doc >= ?').pluck().all(minMatches) as string[];
-  const count = db.prepare('SELECT count(*) FROM foods_fts WHERE foods_fts MATCH ?').pluck();
+  const terms = db.prepare('SELECT term, doc FROM temp.foods_fts_vocab WHERE doc >= ?').all(minMatches) as { term: string; doc: number }[];
+  const postingsOfTerm = db.prepare(POSTINGS).raw();
   const page = db.prepare(RANKED_PAGE).pluck();
+  const names = db.prepare(NAME_CANDIDATES).raw();
+  const nameGroup = db.prepare(NAME_GROUP).pluck();
   const insertTerm = db.prepare('INSERT INTO ranked_terms (term, matches) VALUES (?, ?)');
   const insertTop = db.prepare('INSERT INTO ranked_top (list, term, pos, rid) VALUES (?, ?, ?, ?)');
-  const statements = ([RANK_LIST, SOAP_NAME_LIST] as const).map((list) => ({
-    list,
-    candidates: db.prepare(LISTS[list].candidates).raw(),
-    group: db.prepare(LISTS[list].group).pluck(),
-    groupParams: LISTS[list].groupParams,
-  }));
   let stored = 0;
-  for (const term of terms) {
+  for (const { term, doc } of terms) {
     // A vocabulary term is a token already: quoted, it matches exactly itself.
     const expression = `"${term.replace(/"/g, '""')}"`;
-    const matches = count.get(expression) as number;
+    const postings = readPostings(postingsOfTerm.iterate(expression) as IterableIterator<[number, number, number]>, doc);
+    const matches = postings.rids.length;
     if (matches < minMatches) continue;
-    const nameExpression = `name : (${expression})`;
+    writePostings(db, term, postings);
     insertTerm.run(term, matches);
-    for (const { list, candidates, group, groupParams } of statements) {
-      const match = list === RANK_LIST ? expression : nameExpression;
-      const rids = exactTop(candidates.all(match, TOP_DEPTH + SLACK) as Candidate[], TOP_DEPTH, {
-        page: (json, limit, offset) => page.all(json, limit, offset) as number[],
-        group: (tier, score, limit) => group.all(...groupParams(match, tier, score, limit)) as number[],
-      });
-      rids.forEach((rid, pos) => insertTop.run(list, term, pos, rid));
-    }
+    const top = new TopFoods(TOP_DEPTH, ranks);
+    for (let i = 0; i < matches; i++) top.add(postings.rids[i]!, postings.tiers[i]!, postings.scores[i]!);
+    top.sorted().forEach((rid, pos) => insertTop.run(RANK_LIST, term, pos, rid));
+    const nameExpression = `name : (${expression})`;
+    const soap = exactTop(names.all(nameExpression, TOP_DEPTH + SLACK) as Candidate[], TOP_DEPTH, {
+      page: (json, limit, offset) => page.all(json, limit, offset) as number[],
+      group: (_tier, score, limit) => nameGroup.all(nameExpression, score, limit) as number[],
+    });
+    soap.forEach((rid, pos) => insertTop.run(SOAP_NAME_LIST, term, pos, rid));
     stored++;
   }
   db.exec('DROP TABLE temp.foods_fts_vocab');

@@ -1,9 +1,10 @@
 import type { Database } from 'better-sqlite3';
 import { GENERIC_BRAND_IDS, GENERIC_BRAND_NAME, REGIONS } from '../../domain/regions.js';
 import { fold } from '../../domain/text.js';
+import { COMMON_WORDS_DDL } from './common-words.js';
 import { TOP_DDL, rebuildRankedTop } from './ranked-top.js';
 
-/** 2: precomputed first pages of common words (ranked-top.ts). */
+/** 2: precomputed first pages and postings of common words (ranked-top.ts, common-words.ts). */
 export const SCHEMA_VERSION = 2;
 
 /**
@@ -105,6 +106,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS tags_fts USING fts5 (
 export function migrate(db: Database): void {
   db.exec(DDL);
   db.exec(TOP_DDL);
+  db.exec(COMMON_WORDS_DDL);
   const version = db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'schema_version'").get();
   if (version && Number(version.value) > SCHEMA_VERSION) {
     throw new Error(`database schema ${version.value} is newer than this program (${SCHEMA_VERSION}); upgrade foodlookup`);
@@ -116,7 +118,8 @@ export function migrate(db: Database): void {
   );
   const addBrandFts = db.prepare('INSERT INTO brands_fts (rowid, name) VALUES (?, ?)');
   db.transaction(() => {
-    if (version && Number(version.value) < 2) rebuildRankedTop(db);
+    const hasPostings = db.prepare("SELECT 1 FROM search_blobs WHERE key = 'name_rank'").get() !== undefined;
+    if (version && (Number(version.value) < 2 || !hasPostings)) rebuildRankedTop(db);
     db.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(SCHEMA_VERSION));
     setMeta.run('schema_version', String(SCHEMA_VERSION));
     setMeta.run('catalog_version', '1');

@@ -16,6 +16,7 @@ import {
 } from './records.js';
 import { brandsQuery, categoriesQuery, foodsQuery, tagsQuery, type BuiltQuery } from './queries.js';
 import { ftsExpression } from './matching.js';
+import { CommonWords, POSTINGS, readPostings } from './common-words.js';
 import {
   MATCH_COUNT, NAME_CANDIDATES, NAME_GROUP, RANKED_CANDIDATES, RANKED_CANDIDATES_ONE_WORD, RANKED_GROUP, RANKED_GROUP_ONE_WORD,
   RANKED_PAGE, TOP_PAGE, TOP_TERM, nameSearchPage, rankedSearchPage, type Candidate, type RankedStatements, type TopLists,
@@ -117,6 +118,17 @@ export class SqliteCatalogStore implements CatalogStore {
       }
       : undefined;
     this.ranked = this.rankedStatements();
+  }
+
+  /** The postings of the current catalogue version, dropped when it moves. */
+  private common(tokens: readonly string[], depth: number): { rids: number[]; total: number } | undefined {
+    const version = this.current().state.version;
+    if (this.commonWords?.version !== version) {
+      this.commonWords = { version, words: CommonWords.available(this.db) ? new CommonWords(this.db, version) : undefined };
+    }
+    const live = this.prepared(POSTINGS, 'arrays');
+    return this.commonWords.words?.search(tokens, depth,
+      (token) => readPostings(live.iterate(ftsExpression([{ text: token, prefix: false }])) as IterableIterator<[number, number, number]>, 64));
   }
 
   /** The underlying connection, for the token store that shares the database file. */
@@ -232,6 +244,7 @@ export class SqliteCatalogStore implements CatalogStore {
 
   /** A database from before schema 2 has no precomputed lists: every search ranks at request time. */
   private readonly topLists: TopLists | undefined;
+  private commonWords: { version: number; words: CommonWords | undefined } | undefined;
 
   private readonly ranked: RankedStatements;
 
@@ -246,6 +259,7 @@ export class SqliteCatalogStore implements CatalogStore {
       : this.prepared(RANKED_GROUP, 'value').all(expression, score, nameExpression, tier, limit)) as number[],
     count: (expression) => this.prepared(MATCH_COUNT, 'value').get(expression) as number,
     top: this.topLists,
+    common: (tokens, depth) => this.common(tokens, depth),
     };
   }
 
