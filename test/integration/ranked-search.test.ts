@@ -62,7 +62,8 @@ after(async () => {
 });
 
 async function page(query: string): Promise<string> {
-  const res = await server.get(`/v1/foods?${query}&fields=foodId,name`);
+  const fields = query.includes('grouping=') ? 'foodId,name,grouping' : 'foodId,name';
+  const res = await server.get(`/v1/foods?${query}&fields=${fields}`);
   assert.equal(res.status, 200, query);
   return JSON.stringify(res.body);
 }
@@ -128,6 +129,17 @@ describe('ranked search: the shortcut and the general plan agree', () => {
       for (const [limit, offset] of [[20, 0], [10, 35]] as const) {
         const params = `query=${encodeURIComponent(words)}&limit=${limit}&offset=${offset}`;
         assert.equal(await page(params), await page(`${params}&region=us`), params);
+      }
+    }
+  });
+
+  test('grouped by brand with a grouping-limit, from the postings, agrees with the general plan', async () => {
+    for (const q of ['raw', 'cheese', 'kellogg', 'chicken breast', 'with salt', 'zyzzyva tie', 'quorblet', 'raw cheese']) {
+      for (const perGroup of [1, 3, 10]) {
+        for (const [limit, offset] of [[20, 0], [5, 7], [20, 100], [10, 10000]] as const) {
+          const params = `query=${encodeURIComponent(q)}&grouping=brand&grouping-limit=${perGroup}&limit=${limit}&offset=${offset}`;
+          assert.equal(await page(params), await page(`${params}&region=us`), params);
+        }
       }
     }
   });

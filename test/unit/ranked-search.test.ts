@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { rankedSearchPage, type RankedStatements } from '../../src/store/sqlite/ranked-search.js';
+import { groupedSearchPage, rankedSearchPage, type RankedStatements } from '../../src/store/sqlite/ranked-search.js';
 import type { FoodQuery } from '../../src/store/catalog-store.js';
 
 const query = (extra: Partial<FoodQuery> = {}): FoodQuery => ({
@@ -92,5 +92,24 @@ describe('rankedSearchPage', () => {
     assert.deepEqual(rankedSearchPage(query({ match: { query: 'raw rare', type: 'fts' } }), withCommon), { rids: [5], total: 1 });
     assert.deepEqual(rankedSearchPage(query({ match: { query: 'raw egg*', type: 'fts' } }), withCommon), { rids: [5], total: 1 });
     assert.deepEqual(asked, [[['raw', 'egg'], 3], [['raw', 'rare'], 2]]);
+  });
+
+  test('grouped by brand with a small grouping-limit, in rank order, unfiltered: from the postings', () => {
+    const asked: unknown[] = [];
+    const s = { ...statements([]), commonByBrand: (tokens: readonly string[], perGroup: number, offset: number, limit: number) => {
+      asked.push([tokens, perGroup, offset, limit]);
+      return { rids: [1], total: 1 };
+    } };
+    const rank = { field: 'rank', direction: 'asc' } as const;
+    const grouped = (extra: Partial<FoodQuery>, grouping: FoodQuery['grouping']): FoodQuery => query({ ...extra, grouping });
+    assert.deepEqual(groupedSearchPage(grouped({ offset: 4 }, { by: 'brand', order: rank, limit: 3 }), s), { rids: [1], total: 1 });
+    assert.deepEqual(asked, [[['raw'], 3, 4, 2]]);
+    assert.equal(groupedSearchPage(grouped({}, { by: 'classification', order: rank, limit: 3 }), s), undefined);
+    assert.equal(groupedSearchPage(grouped({}, { by: 'brand', order: rank }), s), undefined);
+    assert.equal(groupedSearchPage(grouped({}, { by: 'brand', order: rank, limit: 101 }), s), undefined);
+    assert.equal(groupedSearchPage(grouped({}, { by: 'brand', order: { field: 'name', direction: 'asc' }, limit: 3 }), s), undefined);
+    assert.equal(groupedSearchPage(grouped({ region: 'us' }, { by: 'brand', order: rank, limit: 3 }), s), undefined);
+    assert.equal(groupedSearchPage(grouped({ match: { query: 'raw*', type: 'fts' } }, { by: 'brand', order: rank, limit: 3 }), s), undefined);
+    assert.equal(asked.length, 1);
   });
 });

@@ -49,15 +49,23 @@ function view<T>(buffer: Buffer, size: number, make: (b: ArrayBuffer, offset: nu
   return make(copy.buffer, 0, copy.byteLength / size);
 }
 
-/** Each food's place in (name_key, id) order, indexed by rid. */
-export function writeNameRanks(db: Database): Uint32Array {
+/**
+ * Each food's place in (name_key, id) order, and its brand's rid, both indexed by rid;
+ * returns the places.
+ */
+export function writeFoodBlobs(db: Database): Uint32Array {
   const maxRid = (db.prepare('SELECT max(rid) FROM foods').pluck().get() as number | null) ?? 0;
   const ranks = new Uint32Array(maxRid + 1).fill(NOT_RANKED);
   let place = 0;
   for (const rid of db.prepare('SELECT rid FROM foods ORDER BY name_key, id').pluck().iterate() as IterableIterator<number>) {
     ranks[rid] = place++;
   }
-  db.prepare("INSERT OR REPLACE INTO search_blobs (key, value) VALUES ('name_rank', ?)").run(bytes(ranks));
+  const brands = new Uint32Array(maxRid + 1);
+  const rows = db.prepare('SELECT f.rid, b.rid FROM foods f JOIN brands b ON b.id = f.brand_id').raw().iterate() as IterableIterator<[number, number]>;
+  for (const [rid, brand] of rows) brands[rid] = brand;
+  const put = db.prepare('INSERT OR REPLACE INTO search_blobs (key, value) VALUES (?, ?)');
+  put.run('name_rank', bytes(ranks));
+  put.run('brand_of', bytes(brands));
   return ranks;
 }
 
@@ -193,13 +201,15 @@ function seek(rids: Uint32Array, from: number, rid: number): number {
 export class CommonWords {
   private readonly loaded = new Map<string, Postings>();
   private ranks: Uint32Array | undefined;
+  private brands: Uint32Array | undefined;
+  private brandLimit: number | undefined;
 
   constructor(private readonly db: Database, readonly version: number) {}
 
   /** Whether the database has postings: every import writes them; a database from before them does not. */
   static available(db: Database): boolean {
     return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'term_postings'").get() !== undefined
-      && db.prepare("SELECT 1 FROM search_blobs WHERE key = 'name_rank'").get() !== undefined;
+      && db.prepare("SELECT 1 FROM search_blobs WHERE key = 'brand_of'").get() !== undefined;
   }
 
   private postings(term: string): Postings | undefined {
@@ -219,21 +229,34 @@ export class CommonWords {
     return found;
   }
 
+  private blob(key: string): Uint32Array {
+    const value = this.db.prepare('SELECT value FROM search_blobs WHERE key = ?').pluck().get(key) as Buffer;
+    return view(value, 4, (b, o, n) => new Uint32Array(b, o, n));
+  }
+
   private nameRanks(): Uint32Array {
-    if (!this.ranks) {
-      const value = this.db.prepare("SELECT value FROM search_blobs WHERE key = 'name_rank'").pluck().get() as Buffer;
-      this.ranks = view(value, 4, (b, o, n) => new Uint32Array(b, o, n));
-    }
+    this.ranks ??= this.blob('name_rank');
     return this.ranks;
   }
 
+  private brandRids(): Uint32Array {
+    this.brands ??= this.blob('brand_of');
+    return this.brands;
+  }
+
+  /** One more than the largest brand rid. */
+  private brandRidLimit(): number {
+    this.brandLimit ??= this.brandRids().reduce((max, rid) => (rid > max ? rid : max), 0) + 1;
+    return this.brandLimit;
+  }
+
   /**
-   * The first `depth` rids of the full order and the match count. Words without stored
-   * postings match fewer than the importer's bound: `live` reads theirs from FTS5 (cheap).
+   * Visits every food matching all `tokens` with its tier and score; returns the count. Words
+   * without stored postings match fewer than the importer's bound: `live` reads theirs from
+   * FTS5 (cheap).
    */
-  search(tokens: readonly string[], depth: number, live: (token: string) => Postings): { rids: number[]; total: number } {
+  private matches(tokens: readonly string[], live: (token: string) => Postings, visit: (rid: number, tier: number, score: number) => void): number {
     const lists = tokens.map((token) => this.postings(token) ?? live(token));
-    const top = new TopFoods(depth, this.nameRanks());
     const driver = lists.reduce((best, list, i) => (list.rids.length < lists[best]!.rids.length ? i : best), 0);
     const at = new Array<number>(lists.length).fill(0);
     const drive = lists[driver]!;
@@ -257,8 +280,85 @@ export class CommonWords {
         sum += -lists[i]!.scores[at[i]!]!;
         tier &= lists[i]!.tiers[at[i]!]!;
       }
-      top.add(rid, tier, -sum);
+      visit(rid, tier, -sum);
     }
+    return total;
+  }
+
+  /** The first `depth` rids of the full order, and the match count. */
+  search(tokens: readonly string[], depth: number, live: (token: string) => Postings): { rids: number[]; total: number } {
+    const top = new TopFoods(depth, this.nameRanks());
+    const total = this.matches(tokens, live, (rid, tier, score) => top.add(rid, tier, score));
     return { rids: top.sorted(), total };
+  }
+
+  /**
+   * Grouped by brand, groups in the order of their best food, the first `perGroup` foods of
+   * each: the page `offset`, `limit` of that flat list, and its length (the grouped query's).
+   */
+  groupedByBrand(tokens: readonly string[], perGroup: number, offset: number, limit: number, live: (token: string) => Postings): { rids: number[]; total: number } {
+    const ranks = this.nameRanks();
+    const brandOf = this.brandRids();
+    // Each group's best `perGroup` foods, kept sorted in fixed slots: no allocation per match.
+    const groupOf = new Int32Array(this.brandRidLimit()).fill(-1);
+    let groups = 0;
+    let capacity = 1024;
+    let count = new Uint32Array(capacity);
+    let rids = new Uint32Array(capacity * perGroup);
+    let tiers = new Uint8Array(capacity * perGroup);
+    let scores = new Float64Array(capacity * perGroup);
+    let places = new Uint32Array(capacity * perGroup);
+    const better = (tier: number, score: number, place: number, slot: number): boolean =>
+      tier !== tiers[slot] ? tier > tiers[slot]! : score !== scores[slot] ? score < scores[slot]! : place < places[slot]!;
+    this.matches(tokens, live, (rid, tier, score) => {
+      const brand = brandOf[rid]!;
+      let g = groupOf[brand]!;
+      if (g < 0) {
+        g = groups++;
+        groupOf[brand] = g;
+        if (g === capacity) {
+          capacity *= 2;
+          const grow = <T extends Uint32Array | Float64Array | Uint8Array>(a: T, make: (n: number) => T): T => {
+            const bigger = make(capacity * (a === count ? 1 : perGroup));
+            bigger.set(a);
+            return bigger;
+          };
+          count = grow(count, (n) => new Uint32Array(n));
+          rids = grow(rids, (n) => new Uint32Array(n));
+          tiers = grow(tiers, (n) => new Uint8Array(n));
+          scores = grow(scores, (n) => new Float64Array(n));
+          places = grow(places, (n) => new Uint32Array(n));
+        }
+      }
+      const place = ranks[rid]!;
+      const base = g * perGroup;
+      const kept = Math.min(count[g]!, perGroup);
+      count[g]!++;
+      if (kept === perGroup && !better(tier, score, place, base + kept - 1)) return;
+      let i = kept === perGroup ? kept - 1 : kept;
+      while (i > 0 && better(tier, score, place, base + i - 1)) {
+        rids[base + i] = rids[base + i - 1]!;
+        tiers[base + i] = tiers[base + i - 1]!;
+        scores[base + i] = scores[base + i - 1]!;
+        places[base + i] = places[base + i - 1]!;
+        i--;
+      }
+      rids[base + i] = rid;
+      tiers[base + i] = tier;
+      scores[base + i] = score;
+      places[base + i] = place;
+    });
+    // Groups in the order of their best food (slot 0 of each).
+    const order = Array.from({ length: groups }, (_, g) => g);
+    order.sort((a, b) => (better(tiers[b * perGroup]!, scores[b * perGroup]!, places[b * perGroup]!, a * perGroup) ? 1 : -1));
+    const page: number[] = [];
+    let total = 0;
+    for (const g of order) {
+      const kept = Math.min(count[g]!, perGroup);
+      for (let i = 0; i < kept; i++, total++) {
+        if (total >= offset && page.length < limit) page.push(rids[g * perGroup + i]!);
+      }
+    }
+    return { rids: page, total };
   }
 }

@@ -101,6 +101,24 @@ export interface RankedStatements {
   readonly top: TopLists | undefined;
   /** The first `depth` rids and the count from the importer's postings (common-words.ts); undefined without them. */
   readonly common?: (tokens: readonly string[], depth: number) => { rids: number[]; total: number } | undefined;
+  /** The same, grouped by brand with at most `perGroup` foods a group: a page of the flat list. */
+  readonly commonByBrand?: (tokens: readonly string[], perGroup: number, offset: number, limit: number) => { rids: number[]; total: number } | undefined;
+}
+
+/** Larger groups are paged by the general plan. */
+const MAX_GROUPING_LIMIT = 100;
+
+/**
+ * `grouping=brand&grouping-limit=N` in rank order (the default with a query), from the
+ * postings: every match is visited, but in memory, not through FTS5's bm25 and a window sort.
+ */
+export function groupedSearchPage(q: FoodQuery, run: RankedStatements): { rids: number[]; total: number } | undefined {
+  const m = matcher(q.match);
+  const g = q.grouping;
+  if (m.kind !== 'fts' || !m.tokens || !g || g.by !== 'brand' || g.limit === undefined || g.limit > MAX_GROUPING_LIMIT
+    || g.order.field !== 'rank' || g.order.direction !== 'asc' || q.order.field !== 'rank' || q.order.direction !== 'asc'
+    || q.region || hasFoodFilter(q)) return undefined;
+  return run.commonByBrand?.(m.tokens, g.limit, q.offset, q.limit);
 }
 
 /** The page's rids and the total, or undefined when the query needs the general plan. */

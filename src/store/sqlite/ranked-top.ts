@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3';
-import { POSTINGS, TopFoods, readPostings, writeNameRanks, writePostings } from './common-words.js';
+import { POSTINGS, TopFoods, readPostings, writeFoodBlobs, writePostings } from './common-words.js';
 import { MAX_DEPTH, NAME_CANDIDATES, NAME_GROUP, RANKED_PAGE, SLACK, exactTop, type Candidate } from './ranked-search.js';
 
 /**
@@ -48,8 +48,8 @@ CREATE TABLE IF NOT EXISTS ranked_top (
  * bm25's document statistics, so it is all or nothing.
  */
 export function rebuildRankedTop(db: Database, minMatches = topMinMatches()): { terms: number } {
-  db.exec("DELETE FROM ranked_top; DELETE FROM ranked_terms; DELETE FROM term_postings; DELETE FROM search_blobs WHERE key = 'name_rank'");
-  const ranks = writeNameRanks(db);
+  db.exec("DELETE FROM ranked_top; DELETE FROM ranked_terms; DELETE FROM term_postings; DELETE FROM search_blobs");
+  const ranks = writeFoodBlobs(db);
   // The vocabulary's counts include foods deleted since the index was last merged: they only
   // choose which words to consider; the stored counts are the postings'.
   db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.foods_fts_vocab USING fts5vocab(main, 'foods_fts', 'row')");

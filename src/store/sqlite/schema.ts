@@ -118,7 +118,7 @@ export function migrate(db: Database): void {
   );
   const addBrandFts = db.prepare('INSERT INTO brands_fts (rowid, name) VALUES (?, ?)');
   db.transaction(() => {
-    const hasPostings = db.prepare("SELECT 1 FROM search_blobs WHERE key = 'name_rank'").get() !== undefined;
+    const hasPostings = db.prepare("SELECT 1 FROM search_blobs WHERE key = 'brand_of'").get() !== undefined;
     if (version && (Number(version.value) < 2 || !hasPostings)) rebuildRankedTop(db);
     db.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(SCHEMA_VERSION));
     setMeta.run('schema_version', String(SCHEMA_VERSION));

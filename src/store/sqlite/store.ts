@@ -16,10 +16,10 @@ import {
 } from './records.js';
 import { brandsQuery, categoriesQuery, foodsQuery, tagsQuery, type BuiltQuery } from './queries.js';
 import { ftsExpression } from './matching.js';
-import { CommonWords, POSTINGS, readPostings } from './common-words.js';
+import { CommonWords, POSTINGS, readPostings, type Postings } from './common-words.js';
 import {
   MATCH_COUNT, NAME_CANDIDATES, NAME_GROUP, RANKED_CANDIDATES, RANKED_CANDIDATES_ONE_WORD, RANKED_GROUP, RANKED_GROUP_ONE_WORD,
-  RANKED_PAGE, TOP_PAGE, TOP_TERM, nameSearchPage, rankedSearchPage, type Candidate, type RankedStatements, type TopLists,
+  RANKED_PAGE, TOP_PAGE, TOP_TERM, groupedSearchPage, nameSearchPage, rankedSearchPage, type Candidate, type RankedStatements, type TopLists,
 } from './ranked-search.js';
 
 /**
@@ -120,15 +120,19 @@ export class SqliteCatalogStore implements CatalogStore {
     this.ranked = this.rankedStatements();
   }
 
-  /** The postings of the current catalogue version, dropped when it moves. */
-  private common(tokens: readonly string[], depth: number): { rids: number[]; total: number } | undefined {
+  /** The postings of the current catalogue version, dropped when it moves; undefined on a database without them. */
+  private common(): CommonWords | undefined {
     const version = this.current().state.version;
     if (this.commonWords?.version !== version) {
       this.commonWords = { version, words: CommonWords.available(this.db) ? new CommonWords(this.db, version) : undefined };
     }
-    const live = this.prepared(POSTINGS, 'arrays');
-    return this.commonWords.words?.search(tokens, depth,
-      (token) => readPostings(live.iterate(ftsExpression([{ text: token, prefix: false }])) as IterableIterator<[number, number, number]>, 64));
+    return this.commonWords.words;
+  }
+
+  /** A word's postings from FTS5, for words the importer kept none for (they match few foods). */
+  private livePostings(token: string): Postings {
+    const rows = this.prepared(POSTINGS, 'arrays').iterate(ftsExpression([{ text: token, prefix: false }]));
+    return readPostings(rows as IterableIterator<[number, number, number]>, 64);
   }
 
   /** The underlying connection, for the token store that shares the database file. */
@@ -216,7 +220,7 @@ export class SqliteCatalogStore implements CatalogStore {
 
   foods(query: FoodQuery): Promise<Page<FoodHit>> {
     const dictionary = this.current();
-    const { rids, total } = rankedSearchPage(query, this.ranked) ?? this.generalPage(query);
+    const { rids, total } = rankedSearchPage(query, this.ranked) ?? groupedSearchPage(query, this.ranked) ?? this.generalPage(query);
     const byRid = new Map<number, FoodRow>();
     for (const row of this.foodsByRid.all(JSON.stringify(rids))) byRid.set(row.rid, row);
     const by = query.grouping?.by;
@@ -259,7 +263,9 @@ export class SqliteCatalogStore implements CatalogStore {
       : this.prepared(RANKED_GROUP, 'value').all(expression, score, nameExpression, tier, limit)) as number[],
     count: (expression) => this.prepared(MATCH_COUNT, 'value').get(expression) as number,
     top: this.topLists,
-    common: (tokens, depth) => this.common(tokens, depth),
+    common: (tokens, depth) => this.common()?.search(tokens, depth, (token) => this.livePostings(token)),
+    commonByBrand: (tokens, perGroup, offset, limit) =>
+      this.common()?.groupedByBrand(tokens, perGroup, offset, limit, (token) => this.livePostings(token)),
     };
   }
 
