@@ -21,6 +21,9 @@ import { hasFoodFilter } from './queries.js';
 export const MAX_DEPTH = 1000;
 /** Candidates fetched beyond the page, so a tie at the page's last place is usually seen whole. */
 export const SLACK = 64;
+/** Which order a stored list (ranked-top.ts) holds: the JSON interface's, or SOAP foodSearch's. */
+export const RANK_LIST = 0;
+export const SOAP_NAME_LIST = 1;
 
 const SCORE = 'bm25(foods_fts, 10.0, 2.0, 4.0, 3.0, 1.0)';
 const NAME_TIER = 'rowid IN (SELECT rowid FROM foods_fts WHERE foods_fts MATCH ?)';
@@ -129,7 +132,7 @@ export function rankedSearchPage(q: FoodQuery, run: RankedStatements): { rids: n
     || hasFoodFilter(q) || depth > MAX_DEPTH) return undefined;
   const word = m.tokens?.length === 1 ? m.tokens[0]! : undefined;
   const stored = word === undefined ? undefined : run.top?.term(word);
-  if (stored) return { rids: run.top!.page(0, word!, q.offset, depth), total: stored.matches };
+  if (stored) return { rids: run.top!.page(RANK_LIST, word!, q.offset, depth), total: stored.matches };
   const common = m.tokens && m.tokens.length > 1 ? run.common?.(m.tokens, depth) : undefined;
   if (common) return { rids: common.rids.slice(q.offset, depth), total: common.total };
   const nameExpression = m.words === 1 ? undefined : m.nameExpression;
@@ -161,7 +164,7 @@ export interface NameSearchStatements {
 /** The first `limit` rids of a name-only search (`expression` is `name : (…)` of `words`). */
 export function nameSearchPage(words: readonly string[], expression: string, limit: number, run: NameSearchStatements): number[] {
   const word = words.length === 1 ? words[0]! : undefined;
-  if (word !== undefined && limit <= MAX_DEPTH && run.top?.term(word)) return run.top.page(1, word, 0, limit);
+  if (word !== undefined && limit <= MAX_DEPTH && run.top?.term(word)) return run.top.page(SOAP_NAME_LIST, word, 0, limit);
   return exactTop(run.names(expression, limit + SLACK), limit, {
     page: (json, n, offset) => run.page(json, n, offset),
     group: (_tier, score, n) => run.nameGroup(expression, score, n),

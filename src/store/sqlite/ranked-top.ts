@@ -1,6 +1,8 @@
 import type { Database } from 'better-sqlite3';
 import { POSTINGS, TopFoods, readPostings, writeFoodBlobs, writePostings } from './common-words.js';
-import { MAX_DEPTH, NAME_CANDIDATES, NAME_GROUP, RANKED_PAGE, SLACK, exactTop, type Candidate } from './ranked-search.js';
+import {
+  MAX_DEPTH, NAME_CANDIDATES, NAME_GROUP, RANKED_PAGE, RANK_LIST, SLACK, SOAP_NAME_LIST, exactTop, type Candidate,
+} from './ranked-search.js';
 
 /**
  * The first pages of one-word searches on common words, computed at import time.
@@ -17,9 +19,6 @@ import { MAX_DEPTH, NAME_CANDIDATES, NAME_GROUP, RANKED_PAGE, SLACK, exactTop, t
 /** Pages reaching past this depth take the general plan anyway. */
 export const TOP_DEPTH = MAX_DEPTH;
 
-/** Which order a stored list holds: the JSON interface's, or SOAP foodSearch's. */
-export const RANK_LIST = 0;
-export const SOAP_NAME_LIST = 1;
 
 /** Words matching fewer foods rank in a few milliseconds at request time. */
 export function topMinMatches(): number {
