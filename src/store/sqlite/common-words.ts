@@ -102,6 +102,13 @@ export function readPostings(rows: Iterable<[rid: number, score: number, tier: n
   return { rids: rids.subarray(0, n), scores: scores.subarray(0, n), tiers: tiers.subarray(0, n) };
 }
 
+/** The full order: name tier first (1 before 0), then bm25 (lower first), then name place. */
+function ranksBefore(tierA: number, scoreA: number, placeA: number, tierB: number, scoreB: number, placeB: number): boolean {
+  if (tierA !== tierB) return tierA > tierB;
+  if (scoreA !== scoreB) return scoreA < scoreB;
+  return placeA < placeB;
+}
+
 /**
  * The first `depth` foods by (tier desc, score asc, name place asc) among `count` matches
  * given one at a time: a bounded heap with the worst kept food at its root.
@@ -116,13 +123,14 @@ export class TopFoods {
 
   /** a ranks after b (is worse). */
   private worse(a: number, b: number): boolean {
-    if (this.tiers[a] !== this.tiers[b]) return this.tiers[a]! < this.tiers[b]!;
-    if (this.scores[a] !== this.scores[b]) return this.scores[a]! > this.scores[b]!;
-    return this.places[a]! > this.places[b]!;
+    return ranksBefore(this.tiers[b]!, this.scores[b]!, this.places[b]!, this.tiers[a]!, this.scores[a]!, this.places[a]!);
   }
 
   private swap(i: number, j: number): void {
-    for (const list of [this.rids, this.tiers, this.scores, this.places]) [list[i], list[j]] = [list[j]!, list[i]!];
+    [this.rids[i], this.rids[j]] = [this.rids[j]!, this.rids[i]!];
+    [this.tiers[i], this.tiers[j]] = [this.tiers[j]!, this.tiers[i]!];
+    [this.scores[i], this.scores[j]] = [this.scores[j]!, this.scores[i]!];
+    [this.places[i], this.places[j]] = [this.places[j]!, this.places[i]!];
   }
 
   add(rid: number, tier: number, score: number): void {
@@ -131,8 +139,7 @@ export class TopFoods {
     const n = this.rids.length;
     if (n === this.depth) {
       // Not better than the worst kept: nothing to do (the common case once the heap is full).
-      const t = this.tiers[0]!;
-      if (tier < t || (tier === t && (score > this.scores[0]! || (score === this.scores[0]! && place > this.places[0]!)))) return;
+      if (!ranksBefore(tier, score, place, this.tiers[0]!, this.scores[0]!, this.places[0]!)) return;
       this.rids[0] = rid;
       this.tiers[0] = tier;
       this.scores[0] = score;
@@ -309,7 +316,7 @@ export class CommonWords {
     let scores = new Float64Array(capacity * perGroup);
     let places = new Uint32Array(capacity * perGroup);
     const better = (tier: number, score: number, place: number, slot: number): boolean =>
-      tier !== tiers[slot] ? tier > tiers[slot]! : score !== scores[slot] ? score < scores[slot]! : place < places[slot]!;
+      ranksBefore(tier, score, place, tiers[slot]!, scores[slot]!, places[slot]!);
     this.matches(tokens, live, (rid, tier, score) => {
       const brand = brandOf[rid]!;
       let g = groupOf[brand]!;
