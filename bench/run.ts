@@ -14,15 +14,12 @@ import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import Database from 'better-sqlite3';
-import { generate, usdaVocabulary } from './generate.js';
-import { seededRandom, zipf } from './random.js';
+import { generate } from './generate.js';
+import { AUTH, TOKEN, samples, scenarios, zipfOrder } from './scenarios.js';
 import type { LoadResult } from './load.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CLI = join(ROOT, 'dist/src/cli/main.js');
-const TOKEN = 'bench-token';
-const AUTH = { authorization: `Basic ${Buffer.from(`${TOKEN}:`).toString('base64')}` };
 
 const { values } = parseArgs({
   options: {
@@ -118,63 +115,6 @@ async function catalogue(): Promise<{ db: string; importFoodsPerSecond?: number;
   return { db, importFoodsPerSecond: FOODS / seconds, dbBytes: statSync(db).size };
 }
 
-interface Samples {
-  ids: string[]; words: string[]; zipfQueries: string[]; coldQueries: string[]; prefixes: string[];
-  nonLeaf: string[]; leaves: string[]; brands: string[]; tags: string[]; classifications: string[];
-}
-
-function samples(db: string): Samples {
-  const sql = new Database(db, { readonly: true });
-  const random = seededRandom(7);
-  const all = (query: string): string[] => sql.prepare(query).pluck().all() as string[];
-  const ids = all('SELECT id FROM foods WHERE rid % 97 = 0 LIMIT 5000');
-  const words = usdaVocabulary().slice(0, 3000);
-  const pick = zipf(words.length, 1.0, random);
-  const phrase = (n: number): string => Array.from({ length: n }, () => words[pick()]).join(' ');
-  const coldQueries = Array.from({ length: 20000 }, (_, i) => `${phrase(1 + (i % 3))} ${words[Math.floor(random() * words.length)]}`.split(' ').slice(0, 1 + (i % 3)).join(' '));
-  const zipfQueries = Array.from({ length: 200 }, (_, i) => phrase(1 + (i % 3)));
-  const prefixes = Array.from({ length: 5000 }, () => {
-    const word = words[pick()]!;
-    return word.slice(0, 2 + Math.floor(random() * 4));
-  });
-  const result = {
-    ids, words, zipfQueries, coldQueries: [...new Set(coldQueries)], prefixes,
-    nonLeaf: all('SELECT id FROM categories WHERE is_leaf = 0 AND parent_id IS NOT NULL LIMIT 200'),
-    leaves: all('SELECT id FROM categories WHERE is_leaf = 1 LIMIT 200'),
-    brands: all('SELECT id FROM brands LIMIT 2000'),
-    tags: all('SELECT id FROM tags'),
-    classifications: all('SELECT DISTINCT classification FROM foods LIMIT 500'),
-  };
-  sql.close();
-  return result;
-}
-
-function scenarios(s: Samples, zipfFor: (i: number) => number): { name: string; paths: string[]; method?: 'POST'; bodies?: string[] }[] {
-  const n = 4000;
-  const q = encodeURIComponent;
-  const each = <T>(list: readonly T[], i: number): T => list[i % list.length]!;
-  const soapSearch = (terms: string): string =>
-    `<e:Envelope xmlns:e="http://www.w3.org/2003/05/soap-envelope" xmlns:f="urn:FoodSearch1"><e:Body><f:foodSearch><f:devkey>${TOKEN}</f:devkey><f:terms>${terms}</f:terms></f:foodSearch></e:Body></e:Envelope>`;
-  const soapGet = (id: string): string =>
-    `<e:Envelope xmlns:e="http://www.w3.org/2003/05/soap-envelope" xmlns:f="urn:FoodSearch1"><e:Body><f:getFood><f:devkey>${TOKEN}</f:devkey><f:id>${id}</f:id></f:getFood></e:Body></e:Envelope>`;
-  return [
-    { name: '1 GET /foods/{id}', paths: s.ids.map((id) => `/v1/foods/${id}`) },
-    { name: '2 fts, cold (no query repeated)', paths: s.coldQueries.map((x) => `/v1/foods?query=${q(x)}`) },
-    { name: '3 fts, Zipf query mix', paths: Array.from({ length: n }, (_, i) => `/v1/foods?query=${q(s.zipfQueries[zipfFor(i)]!)}`) },
-    { name: '4 prefix (autocomplete)', paths: s.prefixes.map((x) => `/v1/foods?query-type=prefix&query=${q(x)}`) },
-    { name: '5 filtered list', paths: Array.from({ length: n }, (_, i) =>
-      `/v1/foods?region=${i % 2 ? 'au' : 'us'}&categories=${each(s.nonLeaf, i)}&tags=${each(s.tags, i)}&brands=!${each(s.brands, i)}&query=${q(each(s.words, i))}`) },
-    { name: '6 grouping=brand&grouping-limit=3', paths: Array.from({ length: n }, (_, i) => `/v1/foods?query=${q(each(s.words, i))}&grouping=brand&grouping-limit=3`) },
-    { name: '7 fields=$summary', paths: Array.from({ length: n }, (_, i) => `/v1/foods?query=${q(each(s.words, i))}&fields=$summary`) },
-    { name: '8a /tags?categories=!X,Y', paths: Array.from({ length: n }, (_, i) => `/v1/tags?categories=!${each(s.leaves, i)},${each(s.leaves, i + 7)}`) },
-    { name: '8b /brands?classifications=…', paths: Array.from({ length: n }, (_, i) => `/v1/brands?classifications=${q(`"${each(s.classifications, i).replace(/"/g, '\\"')}"`)}`) },
-    { name: '9 deep paging offset=500000', paths: Array.from({ length: n }, (_, i) => `/v1/foods?offset=${Math.min(500000, Math.floor(FOODS / 2)) + (i % 100)}&limit=20`) },
-    { name: '10a SOAP foodSearch', paths: ['/soap/1.2'], method: 'POST', bodies: Array.from({ length: n }, (_, i) => soapSearch(each(s.zipfQueries, i))) },
-    { name: '10b SOAP getFood', paths: ['/soap/1.2'], method: 'POST', bodies: s.ids.map(soapGet) },
-  ];
-}
-
-/** Waits until the server has worked off what a run left queued (slow requests at c=64). */
 /**
  * Waits until the server has worked off the last scenario's backlog: /healthz answers between
  * queued requests, so one fast answer proves little; four in a row, a second apart in all, do
@@ -199,10 +139,8 @@ const fmtMs = (ms: number): string => (ms < 1 ? `${Math.round(ms * 1000)} µs` :
 async function main(): Promise<void> {
   const cat = await catalogue();
   const s = samples(cat.db);
-  const zipfPick = zipf(s.zipfQueries.length, 1.0, seededRandom(9));
-  const zipfOrder = Array.from({ length: 4000 }, () => zipfPick());
   const only = values.only === undefined ? undefined : new RegExp(values.only);
-  const list = scenarios(s, (i) => zipfOrder[i]!).filter((sc) => only === undefined || only.test(sc.name));
+  const list = scenarios(s, zipfOrder(s.zipfQueries.length), FOODS).filter((sc) => only === undefined || only.test(sc.name));
 
   const [hc, ha] = pin('0', process.execPath, [join(ROOT, 'dist/bench/hello.js'), '0']);
   const hello = await startProcess(hc, ha);

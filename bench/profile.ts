@@ -1,0 +1,72 @@
+/**
+ * The bench's requests answered in process, one at a time, each timed: where the time of a
+ * scenario goes, without sockets or a load generator in the way. Requests go through the real
+ * app (routing, auth, parameters, store, serialisation) with Fastify's inject.
+ *
+ *   node dist/bench/profile.js --db bench/.cache/catalog-1000000.db [--only REGEX] [--requests N] [--warm]
+ *
+ * Each scenario's first N requests are answered once and timed. By default that is cold: the
+ * first loads of postings and pages count. With --warm, N other requests of the same scenario
+ * are answered first, so the page cache and postings are warm but the timed responses are not
+ * cached. Run node with --cpu-prof to see where a scenario's time goes.
+ */
+import { parseArgs } from 'node:util';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { openStore } from '../src/store/open-store.js';
+import { openAuthenticator } from '../src/tokens/open.js';
+import { AUTH, TOKEN, samples, scenarios, zipfOrder } from './scenarios.js';
+
+const { values } = parseArgs({
+  options: {
+    db: { type: 'string' },
+    only: { type: 'string' },
+    requests: { type: 'string', default: '500' },
+    warm: { type: 'boolean', default: false },
+  },
+});
+if (!values.db) throw new Error('--db PATH is required (e.g. bench/.cache/catalog-1000000.db)');
+
+const config = loadConfig({ db: values.db, port: '0' }, { FOODLOOKUP_TOKENS: TOKEN, LOG_LEVEL: 'silent' });
+const store = openStore(config, { readonly: false });
+const auth = openAuthenticator(config, store);
+const app = await buildApp(config, { store, auth });
+const s = samples(values.db);
+const foods = Number((await app.inject({ url: '/v1/foods?limit=1', headers: AUTH }).then((r) => r.json<{ metadata: { total: number } }>())).metadata.total);
+const only = values.only === undefined ? undefined : new RegExp(values.only);
+const list = scenarios(s, zipfOrder(s.zipfQueries.length), foods).filter((sc) => only === undefined || only.test(sc.name));
+const n = Number(values.requests);
+
+const quantile = (sorted: Float64Array, q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+const ms = (x: number): string => x.toFixed(x < 10 ? 2 : 0).padStart(7);
+
+process.stdout.write(`${foods.toLocaleString('en')} foods; ${values.warm ? 'warm (after N other requests)' : 'cold (first requests)'}; times in ms\n`);
+process.stdout.write(`${'scenario'.padEnd(36)} ${'n'.padStart(5)} ${'mean'.padStart(7)} ${'p50'.padStart(7)} ${'p90'.padStart(7)} ${'p99'.padStart(7)} ${'max'.padStart(7)}  slowest\n`);
+for (const scenario of list) {
+  const available = scenario.bodies?.length ?? scenario.paths.length;
+  const count = Math.min(n, values.warm ? Math.floor(available / 2) : available);
+  const request = (i: number) => scenario.bodies
+    ? { method: 'POST' as const, url: scenario.paths[0]!, payload: scenario.bodies[i]!, headers: { ...AUTH, 'content-type': 'application/soap+xml; charset=utf-8' } }
+    : { method: 'GET' as const, url: scenario.paths[i]!, headers: AUTH };
+  const times = new Float64Array(count);
+  let slowest = { ms: 0, what: '' };
+  for (let pass = values.warm ? 0 : 1; pass < 2; pass++) {
+    for (let i = 0; i < count; i++) {
+      const started = process.hrtime.bigint();
+      const response = await app.inject(request(pass === 0 ? available - 1 - i : i));
+      const took = Number(process.hrtime.bigint() - started) / 1e6;
+      if (response.statusCode >= 300) throw new Error(`${scenario.name}: ${response.statusCode} ${response.body.slice(0, 200)}`);
+      if (pass === 1) {
+        times[i] = took;
+        if (took > slowest.ms) slowest = { ms: took, what: scenario.bodies ? (/<f:terms>(.*)<\/f:terms>/.exec(scenario.bodies[i]!)?.[1] ?? scenario.bodies[i]!.slice(-80)) : scenario.paths[i]! };
+      }
+    }
+  }
+  const sorted = times.slice().sort();
+  const mean = sorted.reduce((a, b) => a + b, 0) / count;
+  process.stdout.write(`${scenario.name.padEnd(36)} ${String(count).padStart(5)} ${ms(mean)} ${ms(quantile(sorted, 0.5))} ${ms(quantile(sorted, 0.9))} ` +
+    `${ms(quantile(sorted, 0.99))} ${ms(sorted[count - 1]!)}  ${decodeURIComponent(slowest.what).slice(0, 70)}\n`);
+}
+await app.close();
+await auth.close();
+await store.close();
