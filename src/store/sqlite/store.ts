@@ -30,7 +30,10 @@ class Dictionary implements FoodContext, FoodJsonContext {
   readonly brands = new Map<string, Stamped<Brand>>();
   readonly categories = new Map<string, Stamped<Category>>();
   readonly tagsById = new Map<string, Stamped<Tag> & { order: number }>();
-  private readonly json = new Map<string, string>();
+  /** Serialised once per record and version, one map per kind: keys are bare ids, no per-call concatenation. */
+  private readonly brandText = new Map<string, string>();
+  private readonly categoryText = new Map<string, string>();
+  private readonly tagText = new Map<string, { json: string; order: number }>();
 
   constructor(readonly state: CatalogState, db: Db) {
     for (const row of db.prepare('SELECT id, name, region, updated_at FROM brands').all() as BrandRow[]) {
@@ -41,7 +44,11 @@ class Dictionary implements FoodContext, FoodJsonContext {
       this.categories.set(row.id, { value: categoryRowToCategory(row), lastModified: row.updated_at });
     }
     const tagRows = db.prepare('SELECT id, name, name_key, updated_at FROM tags ORDER BY name_key, id').all() as TagRow[];
-    tagRows.forEach((row, order) => this.tagsById.set(row.id, { value: tagRowToTag(row), lastModified: row.updated_at, order }));
+    tagRows.forEach((row, order) => {
+      const tag = { value: tagRowToTag(row), lastModified: row.updated_at, order };
+      this.tagsById.set(row.id, tag);
+      this.tagText.set(row.id, { json: JSON.stringify(tag.value), order });
+    });
   }
 
   brand(id: string): Brand | undefined {
@@ -57,30 +64,41 @@ class Dictionary implements FoodContext, FoodJsonContext {
     return found.sort((a, b) => a.order - b.order).map((t) => t.value);
   }
 
-  /** Serialised once per record and version; bounded by the dictionary's own size. */
-  private cachedJson(key: string, make: () => unknown): string | undefined {
-    let text = this.json.get(key);
-    if (text === undefined) {
-      const value = make();
-      if (value === undefined) return undefined;
-      text = JSON.stringify(value);
-      this.json.set(key, text);
+  /** A record's JSON, serialised on first use in this version. */
+  private static text(texts: Map<string, string>, id: string, record: object | undefined): string | undefined {
+    let text = texts.get(id);
+    if (text === undefined && record !== undefined) {
+      text = JSON.stringify(record);
+      texts.set(id, text);
     }
     return text;
   }
 
   brandJson(id: string): string | undefined {
-    return this.cachedJson(`b${id}`, () => this.brand(id));
+    return this.brandText.get(id) ?? Dictionary.text(this.brandText, id, this.brand(id));
   }
 
   categoryJson(id: string): string | undefined {
-    return this.cachedJson(`c${id}`, () => this.category(id));
+    return this.categoryText.get(id) ?? Dictionary.text(this.categoryText, id, this.category(id));
   }
 
-  /** Tag lists are joined from per-tag JSON: their combinations are too many to cache. */
+  /**
+   * Tag lists are joined from per-tag JSON: their combinations are too many to cache. The
+   * writer stores `tag_ids` as JSON.stringify of normalised uuids, `["…","…"]`, 39 characters
+   * a tag: they are sliced at those places rather than parsed (anything else is parsed).
+   */
   tagsJson(tagIds: string): string {
     if (tagIds === '[]') return '[]';
-    return `[${this.tags(JSON.parse(tagIds) as string[]).map((tag) => this.cachedJson(`t${tag.id}`, () => tag)!).join(',')}]`;
+    const ids = (tagIds.length - 1) % 39 === 0 && tagIds.charCodeAt(1) === 34
+      ? Array.from({ length: (tagIds.length - 1) / 39 }, (_, i) => tagIds.slice(2 + 39 * i, 38 + 39 * i))
+      : JSON.parse(tagIds) as string[];
+    const found: { json: string; order: number }[] = [];
+    for (const id of ids) {
+      const tag = this.tagText.get(id);
+      if (tag !== undefined) found.push(tag);
+    }
+    if (found.length > 1) found.sort((a, b) => a.order - b.order);
+    return `[${found.map((t) => t.json).join(',')}]`;
   }
 }
 
@@ -93,7 +111,11 @@ export class SqliteCatalogStore implements CatalogStore {
   private readonly db: Db;
   private dictionary: Dictionary | undefined;
   private readonly stateStatement: Statement<[], { key: string; value: string }>;
-  private readonly foodById: Statement<[string, string], FoodRow>;
+  /** Moves whenever another connection commits: `meta` is read again only then. */
+  private readonly dataVersion: Statement<[], number>;
+  private seenDataVersion: number | undefined;
+  private readonly foodById: Statement<[string], FoodRow>;
+  private readonly foodByRevision: Statement<[string], FoodRow>;
   private readonly foodsByRid: Statement<[string], FoodRow & { rid: number }>;
   private readonly statements = new Map<string, Statement>();
 
@@ -108,7 +130,11 @@ export class SqliteCatalogStore implements CatalogStore {
     this.db.pragma(options.readonly ? 'cache_size = -32768' : 'cache_size = -65536');
     if (!options.readonly) migrate(this.db);
     this.stateStatement = this.db.prepare("SELECT key, value FROM meta WHERE key IN ('catalog_version', 'last_modified')");
-    this.foodById = this.db.prepare(`SELECT ${FOOD_COLUMNS} FROM foods f WHERE f.id = ? OR f.revision_id = ? LIMIT 1`);
+    this.dataVersion = this.db.prepare<[], number>('PRAGMA data_version').pluck();
+    // Two statements rather than `id = ? OR revision_id = ?`: most requests name a foodId, and
+    // then the revision index is never probed.
+    this.foodById = this.db.prepare(`SELECT ${FOOD_COLUMNS} FROM foods f WHERE f.id = ?`);
+    this.foodByRevision = this.db.prepare(`SELECT ${FOOD_COLUMNS} FROM foods f WHERE f.revision_id = ?`);
     this.foodsByRid = this.db.prepare(`SELECT f.rid, ${FOOD_COLUMNS} FROM foods f WHERE f.rid IN (SELECT value FROM json_each(?))`);
     const hasTopLists = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ranked_top'").get() !== undefined;
     this.topLists = hasTopLists
@@ -150,10 +176,18 @@ export class SqliteCatalogStore implements CatalogStore {
     return { version, lastModified };
   }
 
-  /** The dictionary of the current catalogue version (one indexed read to check). */
+  /**
+   * The dictionary of the current catalogue version. Every request asks, so the check is
+   * `PRAGMA data_version`, which moves when another connection commits (an import in another
+   * process); `meta` is read only then. This connection's own imports reset it on commit.
+   */
   private current(): Dictionary {
-    const state = this.readState();
-    if (this.dictionary?.state.version !== state.version) this.dictionary = new Dictionary(state, this.db);
+    const dataVersion = this.dataVersion.get()!;
+    if (this.dictionary === undefined || dataVersion !== this.seenDataVersion) {
+      this.seenDataVersion = dataVersion;
+      const state = this.readState();
+      if (this.dictionary?.state.version !== state.version) this.dictionary = new Dictionary(state, this.db);
+    }
     return this.dictionary;
   }
 
@@ -166,7 +200,7 @@ export class SqliteCatalogStore implements CatalogStore {
     if (!isUuid(idOrRevision)) return undefined;
     const id = normaliseId(idOrRevision);
     const dictionary = this.current();
-    const row = this.foodById.get(id, id);
+    const row = this.foodById.get(id) ?? this.foodByRevision.get(id);
     return row ? { row, dictionary } : undefined;
   }
 
@@ -306,7 +340,9 @@ export class SqliteCatalogStore implements CatalogStore {
   }
 
   beginImport(options: { readonly replace: boolean }): Promise<ImportTransaction> {
-    return Promise.resolve(new SqliteImport(this.db, options.replace));
+    return Promise.resolve(new SqliteImport(this.db, options.replace, () => {
+      this.seenDataVersion = undefined;
+    }));
   }
 
   close(): Promise<void> {

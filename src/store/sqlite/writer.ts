@@ -57,6 +57,8 @@ export class SqliteImport implements ImportTransaction {
   constructor(
     private readonly db: Database,
     private readonly replace: boolean,
+    /** Told after COMMIT: readers on this connection cannot see their own commits in `PRAGMA data_version`. */
+    private readonly onCommit: () => void = () => undefined,
   ) {
     db.exec('BEGIN IMMEDIATE');
     db.exec(`CREATE TEMP TABLE IF NOT EXISTS import_seen (
@@ -383,6 +385,7 @@ export class SqliteImport implements ImportTransaction {
     if (this.open) {
       this.open = false;
       this.db.exec('COMMIT');
+      this.onCommit();
     }
     return Promise.resolve();
   }
