@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** Every issued token starts with this, so leaked tokens are easy to recognise (secret scanners). */
 export const TOKEN_PREFIX = 'fl_';
@@ -15,7 +15,8 @@ export function generateSecret(): string {
  * from FOODLOOKUP_TOKENS are hashed the same way, so one digest serves both lookups.
  */
 export function hashSecret(secret: string): Buffer {
-  return createHash('sha256').update(secret, 'utf8').digest();
+  // One-shot: no Hash object per request.
+  return hash('sha256', secret, 'buffer');
 }
 
 /** Compares two digests in constant time (equal lengths are guaranteed by SHA-256). */
