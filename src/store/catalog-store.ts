@@ -130,6 +130,12 @@ export interface CatalogReader {
   category(id: string): Promise<Stamped<Category> | undefined>;
   tag(id: string): Promise<Stamped<Tag> | undefined>;
   foods(query: FoodQuery): Promise<Page<FoodHit>>;
+  /**
+   * The same page with each food (and its `grouping`, when grouped) already serialised as the
+   * API's JSON, byte for byte what JSON.stringify of `foods()`'s items gives: for responses
+   * without a `fields` selector, the most frequent kind.
+   */
+  foodsJson(query: FoodQuery): Promise<Page<string>>;
   brands(query: BrandQuery): Promise<Page<Brand>>;
   categories(query: CategoryQuery): Promise<Page<Category>>;
   tags(query: TagQuery): Promise<Page<Tag>>;

@@ -58,7 +58,7 @@ describe('single records', () => {
   });
 
   test('every food by id is exactly the food the list serialises, member order included', async () => {
-    // By id the store splices stored JSON fragments; lists build objects: both must agree byte for byte.
+    // Both splice stored JSON; food-json.test.ts checks splicing against built objects.
     const list = (await fixture.server.get('/v1/foods?limit=100')).body as { foods: { foodId: string }[] };
     assert.ok(list.foods.length >= 5);
     for (const food of list.foods) {
@@ -272,5 +272,16 @@ describe('caching', () => {
     const lastModified = res.headers.get('last-modified');
     assert.ok(lastModified);
     assert.equal((await fixture.server.get('/v1/tags', { headers: { 'if-modified-since': lastModified } })).status, 304);
+  });
+
+  test('a collection answers If-None-Match with 304 from the cache too, and a bad request stays a 400', async () => {
+    const first = await fixture.server.get('/v1/foods?query=cheese');
+    const etag = first.headers.get('etag')!;
+    const conditional = { headers: { 'if-none-match': etag } };
+    assert.equal((await fixture.server.get('/v1/foods?query=cheese', conditional)).status, 304, 'cached, unchanged');
+    assert.equal((await fixture.server.get('/v1/foods?query=cheddar', conditional)).status, 304, 'not cached, unchanged');
+    const bad = await fixture.server.get('/v1/foods?query=cheese&limit=7', conditional);
+    assert.equal(bad.status, 400);
+    assert.match(JSON.stringify(bad.body), /Parameter 'limit'/);
   });
 });

@@ -8,19 +8,25 @@ import { getRoute, rawQuery } from '../get-route.js';
 import { sendCached, type ResponseCache } from '../response-cache.js';
 
 export function foodRoutes(app: FastifyInstance, reader: CatalogReader, cache: ResponseCache): void {
-  getRoute(app, '/foods', async (request, reply) => {
+  getRoute(app, '/foods', async (request, reply) => sendCached(cache, request, reply, await reader.state(), () => {
     const { query, fields } = foodListRequest(rawQuery(request));
     const select = projector(fields, { resource: 'food', collection: true, grouping: query.grouping !== undefined });
-    const state = await reader.state();
-    if (answerIfNotModified(request, reply, state.lastModified, `c${state.version}`)) return reply;
-    return sendCached(cache, request, reply, state.version, async () => {
+    const metadata = `{"total":%,"limit":${query.limit},"offset":${query.offset}}`;
+    if (fields === undefined) {
+      // Whole foods: spliced from stored JSON, no object built.
+      return async () => {
+        const page = await reader.foodsJson(query);
+        return `{"metadata":${metadata.replace('%', String(page.total))},"foods":[${page.items.join(',')}]}`;
+      };
+    }
+    return async () => {
       const page = await reader.foods(query);
-      return {
+      return JSON.stringify({
         metadata: { total: page.total, limit: query.limit, offset: query.offset },
         foods: page.items.map((hit) => select(hit.grouping ? { ...hit.food, grouping: hit.grouping } : hit.food)),
-      };
-    });
-  });
+      });
+    };
+  }));
 
   getRoute(app, '/foods/:foodId', async (request, reply) => {
     const { fields } = recordRequest(rawQuery(request));

@@ -24,19 +24,17 @@ interface NamedResource<Q extends Paging, R extends object> {
 function namedRoutes<Q extends Paging, R extends object>(
   app: FastifyInstance, reader: CatalogReader, cache: ResponseCache, r: NamedResource<Q, R>,
 ): void {
-  getRoute(app, `/${r.plural}`, async (request, reply) => {
+  getRoute(app, `/${r.plural}`, async (request, reply) => sendCached(cache, request, reply, await reader.state(), () => {
     const { query, fields } = r.parse(rawQuery(request));
     const select = projector(fields, { resource: r.kind, collection: true, grouping: false });
-    const state = await reader.state();
-    if (answerIfNotModified(request, reply, state.lastModified, `c${state.version}`)) return reply;
-    return sendCached(cache, request, reply, state.version, async () => {
+    return async () => {
       const page = await r.list(query);
-      return {
+      return JSON.stringify({
         metadata: { total: page.total, limit: query.limit, offset: query.offset },
         [r.plural]: page.items.map(select),
-      };
-    });
-  });
+      });
+    };
+  }));
 
   getRoute(app, `/${r.plural}/:id`, async (request, reply) => {
     const { fields } = recordRequest(rawQuery(request));

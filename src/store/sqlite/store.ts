@@ -252,18 +252,37 @@ export class SqliteCatalogStore implements CatalogStore {
     return { total, rows };
   }
 
-  foods(query: FoodQuery): Promise<Page<FoodHit>> {
+  /** The page's rows in order, with the dictionary of the version they were read in. */
+  private foodPage(query: FoodQuery): { dictionary: Dictionary; total: number; rows: FoodRow[] } {
     const dictionary = this.current();
     const { rids, total } = rankedSearchPage(query, this.ranked) ?? groupedSearchPage(query, this.ranked) ?? this.generalPage(query);
     const byRid = new Map<number, FoodRow>();
     for (const row of this.foodsByRid.all(JSON.stringify(rids))) byRid.set(row.rid, row);
+    return { dictionary, total, rows: rids.map((rid) => byRid.get(rid)!) };
+  }
+
+  foods(query: FoodQuery): Promise<Page<FoodHit>> {
+    const { dictionary, total, rows } = this.foodPage(query);
     const by = query.grouping?.by;
-    const items = rids.map((rid): FoodHit => {
-      const row = byRid.get(rid)!;
+    const items = rows.map((row): FoodHit => {
       const food = foodRowToFood(row, dictionary);
       if (by === 'brand') return { food, grouping: { name: food.brand.name, id: food.brand.id } };
       if (by === 'classification') return { food, grouping: { name: row.classification } };
       return { food };
+    });
+    return Promise.resolve({ total, items });
+  }
+
+  foodsJson(query: FoodQuery): Promise<Page<string>> {
+    const { dictionary, total, rows } = this.foodPage(query);
+    const by = query.grouping?.by;
+    const items = rows.map((row) => {
+      const json = foodRowToJson(row, dictionary);
+      if (by === undefined) return json;
+      const grouping = by === 'brand'
+        ? `{"name":${JSON.stringify(dictionary.brand(row.brand_id)!.name)},"id":"${row.brand_id}"}`
+        : `{"name":${JSON.stringify(row.classification)}}`;
+      return `${json.slice(0, -1)},"grouping":${grouping}}`;
     });
     return Promise.resolve({ total, items });
   }
