@@ -1,29 +1,30 @@
-import type { FoodQuery } from '../catalog-store.js';
+import type { FoodFilters, FoodQuery } from '../catalog-store.js';
 import { matcher } from './matching.js';
+import { ANYWHERE, IN_NAME, type PostingList, type WordPostings } from './postings.js';
 import { hasFoodFilter } from './queries.js';
+import { TOP_DEPTH } from './search-data.js';
+import { groupedByBrand, topMatches, type FoodTest } from './word-search.js';
 
 /**
- * Ranked full-text search without touching the foods table for every match.
+ * Which plan answers a ranked search, and the plans that do not need the general query.
  *
- * The general query joins every match to its food to sort by (name tier, bm25, name_key, id)
- * and counts with a window: at 17,000 matches that is ~50 ms, mostly row fetches and the
- * sort. When nothing but the text filters the foods, the order up to the tie-breakers is
- * known inside FTS5 alone: the first `offset + limit` matches by (tier, bm25) are taken there,
- * and only those few go to the foods table, where name_key and id break the remaining ties.
- * When the group of equal (tier, bm25) at the page's last place runs past the candidates,
- * that one group is read again from FTS5 and ordered by name (`exactTop`). One-word queries
- * on common words read their first pages from lists the importer wrote (ranked-top.ts), and
- * queries of several words are ranked from the importer's postings (common-words.ts).
- * The result is the general query's, row for row.
+ * The general query (queries.ts) joins every match to its food, scores it with FTS5's bm25 and
+ * sorts: a common word costs ~0.7 µs a match, ~10^5 matches at 1,000,000 foods. Instead:
+ * - a query whose words have no `*`, with no filter beyond region, brands, categories and
+ *   tags, is ranked in memory from the importer's postings (word-search.ts): the same order
+ *   and doubles as the general query, row for row; one common word without filters reads its
+ *   first pages from the importer's lists (search-data.ts);
+ * - a query with a `*` word and no filter takes candidates from FTS5 alone: the first
+ *   `offset + limit` matches by (tier, bm25) are taken there, and only those go to the foods
+ *   table, where name_key and id break the remaining ties (`exactTop`);
+ * - anything else (a classification filter, `desc`, a page deeper than 1,000, a database from
+ *   before the postings) takes the general query.
  */
 
-/** Deeper pages take the general plan: the candidate list would approach the match list. */
-export const MAX_DEPTH = 1000;
+/** Deeper pages take the general plan: the kept top would approach the match list. */
+export const MAX_DEPTH = TOP_DEPTH;
 /** Candidates fetched beyond the page, so a tie at the page's last place is usually seen whole. */
 export const SLACK = 64;
-/** Which order a stored list (ranked-top.ts) holds: the JSON interface's, or SOAP foodSearch's. */
-export const RANK_LIST = 0;
-export const SOAP_NAME_LIST = 1;
 
 const SCORE = 'bm25(foods_fts, 10.0, 2.0, 4.0, 3.0, 1.0)';
 const NAME_TIER = 'rowid IN (SELECT rowid FROM foods_fts WHERE foods_fts MATCH ?)';
@@ -91,7 +92,18 @@ export function exactTop(rows: readonly Candidate[], depth: number, run: TieBrea
 /** The importer's precomputed lists for one word. */
 export interface TopLists {
   term(word: string): { matches: number } | undefined;
-  page(list: number, word: string, from: number, to: number): number[];
+  page(list: PostingList, word: string, from: number, to: number): number[];
+}
+
+/** The importer's postings of one catalogue version, with what searching them needs. */
+export interface WordIndex {
+  /** A word's postings; undefined when no food has the word. */
+  postings(word: string, list: PostingList): WordPostings | undefined;
+  /** Each food's place in name order, by rid. */
+  readonly place: Uint32Array;
+  /** The filters as a test on a food's rid (food-filters.ts). */
+  test(filters: FoodFilters): FoodTest | 'sql';
+  readonly brandFacts: { brand: ArrayLike<number>; brandLimit: number };
 }
 
 export interface RankedStatements {
@@ -102,10 +114,19 @@ export interface RankedStatements {
   count(expression: string): number;
   /** Undefined on a database imported before the lists existed. */
   readonly top: TopLists | undefined;
-  /** The first `depth` rids and the count from the importer's postings (common-words.ts); undefined without them. */
-  readonly common?: (tokens: readonly string[], depth: number) => { rids: number[]; total: number } | undefined;
-  /** The same, grouped by brand with at most `perGroup` foods a group: a page of the flat list. */
-  readonly commonByBrand?: (tokens: readonly string[], perGroup: number, offset: number, limit: number) => { rids: number[]; total: number } | undefined;
+  /** Undefined on a database without postings for every word (written before them). */
+  readonly words?: WordIndex | undefined;
+}
+
+/** The postings of every word, or undefined when one has none (no food matches). */
+function listsOf(words: WordIndex, tokens: readonly string[], list: PostingList): WordPostings[] | undefined {
+  const lists: WordPostings[] = [];
+  for (const token of tokens) {
+    const postings = words.postings(token, list);
+    if (postings === undefined) return undefined;
+    lists.push(postings);
+  }
+  return lists;
 }
 
 /** Larger groups are paged by the general plan. */
@@ -118,23 +139,36 @@ const MAX_GROUPING_LIMIT = 100;
 export function groupedSearchPage(q: FoodQuery, run: RankedStatements): { rids: number[]; total: number } | undefined {
   const m = matcher(q.match);
   const g = q.grouping;
-  if (m.kind !== 'fts' || !m.tokens || !g || g.by !== 'brand' || g.limit === undefined || g.limit > MAX_GROUPING_LIMIT
-    || g.order.field !== 'rank' || g.order.direction !== 'asc' || q.order.field !== 'rank' || q.order.direction !== 'asc'
-    || q.region || hasFoodFilter(q)) return undefined;
-  return run.commonByBrand?.(m.tokens, g.limit, q.offset, q.limit);
+  const words = run.words;
+  if (m.kind !== 'fts' || !m.tokens || !words || !g || g.by !== 'brand' || g.limit === undefined || g.limit > MAX_GROUPING_LIMIT
+    || g.order.field !== 'rank' || g.order.direction !== 'asc' || q.order.field !== 'rank' || q.order.direction !== 'asc') return undefined;
+  const accept = words.test(q);
+  if (accept === 'sql') return undefined;
+  const lists = listsOf(words, m.tokens, ANYWHERE);
+  if (lists === undefined) return { rids: [], total: 0 };
+  return groupedByBrand(lists, accept, g.limit, q, { place: words.place, ...words.brandFacts });
 }
 
 /** The page's rids and the total, or undefined when the query needs the general plan. */
 export function rankedSearchPage(q: FoodQuery, run: RankedStatements): { rids: number[]; total: number } | undefined {
   const m = matcher(q.match);
   const depth = q.offset + q.limit;
-  if (m.kind !== 'fts' || q.order.field !== 'rank' || q.order.direction !== 'asc' || q.grouping || q.region
-    || hasFoodFilter(q) || depth > MAX_DEPTH) return undefined;
-  const word = m.tokens?.length === 1 ? m.tokens[0]! : undefined;
-  const stored = word === undefined ? undefined : run.top?.term(word);
-  if (stored) return { rids: run.top!.page(RANK_LIST, word!, q.offset, depth), total: stored.matches };
-  const common = m.tokens && m.tokens.length > 1 ? run.common?.(m.tokens, depth) : undefined;
-  if (common) return { rids: common.rids.slice(q.offset, depth), total: common.total };
+  if (m.kind !== 'fts' || q.order.field !== 'rank' || q.order.direction !== 'asc' || q.grouping || depth > MAX_DEPTH) return undefined;
+  const filtered = q.region !== undefined || hasFoodFilter(q);
+  const words = run.words;
+  if (m.tokens && words) {
+    const accept = words.test(q);
+    if (accept !== 'sql') {
+      const word = m.tokens.length === 1 ? m.tokens[0]! : undefined;
+      const stored = word !== undefined && accept === undefined ? run.top?.term(word) : undefined;
+      if (stored) return { rids: run.top!.page(ANYWHERE, word!, q.offset, depth), total: stored.matches };
+      const lists = listsOf(words, m.tokens, ANYWHERE);
+      if (lists === undefined) return { rids: [], total: 0 };
+      const { rids, total } = topMatches(lists, accept, depth, words.place);
+      return { rids: rids.slice(q.offset), total };
+    }
+  }
+  if (filtered) return undefined;
   const nameExpression = m.words === 1 ? undefined : m.nameExpression;
   const rows = run.candidates(nameExpression, m.expression, depth + SLACK);
   const top = exactTop(rows, depth, {
@@ -159,12 +193,17 @@ export interface NameSearchStatements {
   page(candidates: string, limit: number, offset: number): number[];
   nameGroup(expression: string, score: number, limit: number): number[];
   readonly top: TopLists | undefined;
+  readonly words?: WordIndex | undefined;
 }
 
 /** The first `limit` rids of a name-only search (`expression` is `name : (…)` of `words`). */
 export function nameSearchPage(words: readonly string[], expression: string, limit: number, run: NameSearchStatements): number[] {
   const word = words.length === 1 ? words[0]! : undefined;
-  if (word !== undefined && limit <= MAX_DEPTH && run.top?.term(word)) return run.top.page(SOAP_NAME_LIST, word, 0, limit);
+  if (word !== undefined && limit <= MAX_DEPTH && run.top?.term(word)) return run.top.page(IN_NAME, word, 0, limit);
+  if (run.words) {
+    const lists = listsOf(run.words, words, IN_NAME);
+    return lists === undefined ? [] : topMatches(lists, undefined, limit, run.words.place).rids;
+  }
   return exactTop(run.names(expression, limit + SLACK), limit, {
     page: (json, n, offset) => run.page(json, n, offset),
     group: (_tier, score, n) => run.nameGroup(expression, score, n),

@@ -1,11 +1,14 @@
 import type { Database } from 'better-sqlite3';
 import { GENERIC_BRAND_IDS, GENERIC_BRAND_NAME, REGIONS } from '../../domain/regions.js';
 import { fold } from '../../domain/text.js';
-import { COMMON_WORDS_DDL } from './common-words.js';
-import { TOP_DDL, rebuildRankedTop } from './ranked-top.js';
+import { COMPLETE_KEY, SEARCH_DATA_DDL } from './postings.js';
+import { TOP_DDL, rebuildSearchData } from './search-data.js';
 
-/** 2: precomputed first pages and postings of common words (ranked-top.ts, common-words.ts). */
-export const SCHEMA_VERSION = 2;
+/**
+ * 2: precomputed first pages and postings of common words.
+ * 3: postings of every word with the name-only lists, coded parts, food facts (search-data.ts).
+ */
+export const SCHEMA_VERSION = 3;
 
 /**
  * Text columns ending in `_key` hold folded text (lower case, no diacritics): name order
@@ -106,7 +109,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS tags_fts USING fts5 (
 export function migrate(db: Database): void {
   db.exec(DDL);
   db.exec(TOP_DDL);
-  db.exec(COMMON_WORDS_DDL);
+  db.exec(SEARCH_DATA_DDL);
   const version = db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'schema_version'").get();
   if (version && Number(version.value) > SCHEMA_VERSION) {
     throw new Error(`database schema ${version.value} is newer than this program (${SCHEMA_VERSION}); upgrade foodlookup`);
@@ -118,8 +121,9 @@ export function migrate(db: Database): void {
   );
   const addBrandFts = db.prepare('INSERT INTO brands_fts (rowid, name) VALUES (?, ?)');
   db.transaction(() => {
-    const hasPostings = db.prepare("SELECT 1 FROM search_blobs WHERE key = 'brand_of'").get() !== undefined;
-    if (version && (Number(version.value) < 2 || !hasPostings)) rebuildRankedTop(db);
+    // A database written by an older version gains the search data the first time it is opened for writing.
+    const complete = db.prepare('SELECT 1 FROM search_blobs WHERE key = ?').get(COMPLETE_KEY) !== undefined;
+    if (version && (Number(version.value) < SCHEMA_VERSION || !complete)) rebuildSearchData(db);
     db.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(SCHEMA_VERSION));
     setMeta.run('schema_version', String(SCHEMA_VERSION));
     setMeta.run('catalog_version', '1');

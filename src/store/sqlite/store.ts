@@ -16,7 +16,8 @@ import {
 } from './records.js';
 import { brandsQuery, categoriesQuery, foodsQuery, tagsQuery, type BuiltQuery } from './queries.js';
 import { ftsExpression } from './matching.js';
-import { CommonWords, POSTINGS, readPostings, type Postings } from './common-words.js';
+import type { RecordRids } from './food-filters.js';
+import { SqliteWordIndex } from './word-index.js';
 import {
   MATCH_COUNT, NAME_CANDIDATES, NAME_GROUP, RANKED_CANDIDATES, RANKED_CANDIDATES_ONE_WORD, RANKED_GROUP, RANKED_GROUP_ONE_WORD,
   RANKED_PAGE, TOP_PAGE, TOP_TERM, groupedSearchPage, nameSearchPage, rankedSearchPage, type Candidate, type RankedStatements, type TopLists,
@@ -26,8 +27,13 @@ import {
  * Brands, categories and tags of one catalogue version, held in memory: every food response
  * embeds them, and they are few next to the foods. Rebuilt when the version moves.
  */
-class Dictionary implements FoodContext, FoodJsonContext {
+class Dictionary implements FoodContext, FoodJsonContext, RecordRids {
   readonly brands = new Map<string, Stamped<Brand>>();
+  /** Rids by id, for the in-memory filters (food-filters.ts). */
+  private readonly brandRids = new Map<string, number>();
+  private readonly tagRids = new Map<string, number>();
+  readonly limits = { brand: 0, category: 0, tag: 0 };
+  private readonly closure: Statement<[string], number>;
   readonly categories = new Map<string, Stamped<Category>>();
   readonly tagsById = new Map<string, Stamped<Tag> & { order: number }>();
   /** Serialised once per record and version, one map per kind: keys are bare ids, no per-call concatenation. */
@@ -36,19 +42,39 @@ class Dictionary implements FoodContext, FoodJsonContext {
   private readonly tagText = new Map<string, { json: string; order: number }>();
 
   constructor(readonly state: CatalogState, db: Db) {
-    for (const row of db.prepare('SELECT id, name, region, updated_at FROM brands').all() as BrandRow[]) {
+    for (const row of db.prepare('SELECT rid, id, name, region, updated_at FROM brands').all() as (BrandRow & { rid: number })[]) {
       this.brands.set(row.id, { value: brandRowToBrand(row), lastModified: row.updated_at });
+      this.brandRids.set(row.id, row.rid);
+      this.limits.brand = Math.max(this.limits.brand, row.rid + 1);
     }
-    const categoryRows = db.prepare('SELECT id, name, region, parent_id, is_leaf, hierarchy, updated_at FROM categories').all() as CategoryRow[];
+    const categoryRows = db.prepare('SELECT rid, id, name, region, parent_id, is_leaf, hierarchy, updated_at FROM categories').all() as
+      (CategoryRow & { rid: number })[];
     for (const row of categoryRows) {
       this.categories.set(row.id, { value: categoryRowToCategory(row), lastModified: row.updated_at });
+      this.limits.category = Math.max(this.limits.category, row.rid + 1);
     }
-    const tagRows = db.prepare('SELECT id, name, name_key, updated_at FROM tags ORDER BY name_key, id').all() as TagRow[];
+    const tagRows = db.prepare('SELECT rid, id, name, name_key, updated_at FROM tags ORDER BY name_key, id').all() as (TagRow & { rid: number })[];
     tagRows.forEach((row, order) => {
       const tag = { value: tagRowToTag(row), lastModified: row.updated_at, order };
       this.tagsById.set(row.id, tag);
       this.tagText.set(row.id, { json: JSON.stringify(tag.value), order });
+      this.tagRids.set(row.id, row.rid);
+      this.limits.tag = Math.max(this.limits.tag, row.rid + 1);
     });
+    this.closure = db.prepare<[string], number>(`SELECT c.rid FROM category_closure cc JOIN categories c ON c.id = cc.descendant_id
+      WHERE cc.ancestor_id IN (SELECT value FROM json_each(?))`).pluck();
+  }
+
+  brandRid(id: string): number | undefined {
+    return this.brandRids.get(id);
+  }
+
+  tagRid(id: string): number | undefined {
+    return this.tagRids.get(id);
+  }
+
+  categoriesUnder(ids: readonly string[]): number[] {
+    return this.closure.all(JSON.stringify(ids));
   }
 
   brand(id: string): Brand | undefined {
@@ -147,18 +173,12 @@ export class SqliteCatalogStore implements CatalogStore {
   }
 
   /** The postings of the current catalogue version, dropped when it moves; undefined on a database without them. */
-  private common(): CommonWords | undefined {
-    const version = this.current().state.version;
-    if (this.commonWords?.version !== version) {
-      this.commonWords = { version, words: CommonWords.available(this.db) ? new CommonWords(this.db, version) : undefined };
+  private wordIndex(): SqliteWordIndex | undefined {
+    const dictionary = this.current();
+    if (this.words?.dictionary !== dictionary) {
+      this.words = { dictionary, index: SqliteWordIndex.available(this.db) ? new SqliteWordIndex(this.db, dictionary) : undefined };
     }
-    return this.commonWords.words;
-  }
-
-  /** A word's postings from FTS5, for words the importer kept none for (they match few foods). */
-  private livePostings(token: string): Postings {
-    const rows = this.prepared(POSTINGS, 'arrays').iterate(ftsExpression([{ text: token, prefix: false }]));
-    return readPostings(rows as IterableIterator<[number, number, number]>, 64);
+    return this.words.index;
   }
 
   /** The underlying connection, for the token store that shares the database file. */
@@ -301,11 +321,13 @@ export class SqliteCatalogStore implements CatalogStore {
 
   /** A database from before schema 2 has no precomputed lists: every search ranks at request time. */
   private readonly topLists: TopLists | undefined;
-  private commonWords: { version: number; words: CommonWords | undefined } | undefined;
+  private words: { dictionary: Dictionary; index: SqliteWordIndex | undefined } | undefined;
 
   private readonly ranked: RankedStatements;
 
   private rankedStatements(): RankedStatements {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the getter below has its own `this`
+    const store = this;
     return {
     candidates: (nameExpression, expression, limit) => (nameExpression === undefined
       ? this.prepared(RANKED_CANDIDATES_ONE_WORD, 'arrays').all(expression, limit)
@@ -316,9 +338,9 @@ export class SqliteCatalogStore implements CatalogStore {
       : this.prepared(RANKED_GROUP, 'value').all(expression, score, nameExpression, tier, limit)) as number[],
     count: (expression) => this.prepared(MATCH_COUNT, 'value').get(expression) as number,
     top: this.topLists,
-    common: (tokens, depth) => this.common()?.search(tokens, depth, (token) => this.livePostings(token)),
-    commonByBrand: (tokens, perGroup, offset, limit) =>
-      this.common()?.groupedByBrand(tokens, perGroup, offset, limit, (token) => this.livePostings(token)),
+    get words() {
+      return store.wordIndex();
+    },
     };
   }
 
@@ -346,6 +368,7 @@ export class SqliteCatalogStore implements CatalogStore {
       page: (candidates, n, offset) => this.ranked.page(candidates, n, offset),
       nameGroup: (e, score, n) => this.prepared(NAME_GROUP, 'value').all(e, score, n) as number[],
       top: this.topLists,
+      words: this.wordIndex(),
     });
     const rows = this.prepared('SELECT f.id, f.name, f.category_id FROM json_each(?) j JOIN foods f ON f.rid = j.value ORDER BY j.key')
       .all(JSON.stringify(rids)) as { id: string; name: string; category_id: string }[];

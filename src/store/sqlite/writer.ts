@@ -5,7 +5,7 @@ import { GENERIC_BRAND_IDS, GENERIC_BRAND_NAME } from '../../domain/regions.js';
 import { deriveRevisionId } from '../../domain/revision.js';
 import { fold } from '../../domain/text.js';
 import { RecordRejected, type ImportTransaction, type PutOutcome } from '../catalog-store.js';
-import { rebuildRankedTop } from './ranked-top.js';
+import { rebuildSearchData } from './search-data.js';
 
 type PutRecord = Exclude<CatalogRecord, { kind: 'invalid' | 'skipped' }>;
 
@@ -375,7 +375,7 @@ export class SqliteImport implements ImportTransaction {
       }
     }
     if (this.changedFoods + this.changedBrands.size + this.changedCategories.size + this.changedTags.size > 0) {
-      rebuildRankedTop(this.db);
+      rebuildSearchData(this.db);
       this.db.prepare("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'catalog_version'").run();
       this.db.prepare("UPDATE meta SET value = ? WHERE key = 'last_modified'").run(String(this.now));
     }

@@ -1,0 +1,155 @@
+import type { Database } from 'better-sqlite3';
+import { REGIONS } from '../../domain/regions.js';
+import {
+  ANYWHERE, COMPLETE_KEY, IN_NAME, NO_PLACE, bytes, encodePostings, narrowIds, type PostingList, type WordPostings,
+} from './postings.js';
+import { TopFoods } from './word-search.js';
+
+/**
+ * The search data every import rewrites inside its transaction, from the foods and their
+ * FTS5 index: every change of any food moves bm25's statistics, so it is all or nothing.
+ *
+ * - Postings of every word, two lists each (postings.ts): the foods having it anywhere, with
+ *   the word's bm25 part and name bit, and the foods having it in the name, with the part of
+ *   a name-only search. Searches without `*` never touch FTS5 again.
+ * - For every word in at least `topMinMatches()` foods, the first `TOP_DEPTH` foods of each
+ *   list in full order, and the match count (`ranked_top`, `ranked_terms`): a one-word search
+ *   on a common word is then one index range read instead of a pass over ~10^5 postings.
+ * - Facts of every food the in-memory searches need (postings.ts, FoodFacts): place in name
+ *   order, region, brand, category, tags.
+ */
+
+/** Pages reaching past this depth take the general plan (ranked-search.ts). */
+export const TOP_DEPTH = 1000;
+
+/** Words matching fewer foods rank in well under a millisecond from their postings. */
+export function topMinMatches(): number {
+  const raw = process.env['FOODLOOKUP_RANKED_TOP_MIN'];
+  const n = raw === undefined ? NaN : Number(raw);
+  return Number.isInteger(n) && n > 0 ? n : 2000;
+}
+
+export const TOP_DDL = `
+CREATE TABLE IF NOT EXISTS ranked_terms (
+  term TEXT PRIMARY KEY,
+  matches INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS ranked_top (
+  list INTEGER NOT NULL,
+  term TEXT NOT NULL,
+  pos INTEGER NOT NULL,
+  rid INTEGER NOT NULL,
+  PRIMARY KEY (list, term, pos)
+) WITHOUT ROWID;
+`;
+
+/** A word's foods in rid order with its bm25 part; the expression names its column when needed. */
+const PARTS = {
+  [ANYWHERE]: 'SELECT rowid, bm25(foods_fts, 10.0, 2.0, 4.0, 3.0, 1.0) FROM foods_fts WHERE foods_fts MATCH ? ORDER BY rowid',
+  [IN_NAME]: 'SELECT rowid, bm25(foods_fts, 10.0, 0.0, 0.0, 0.0, 0.0) FROM foods_fts WHERE foods_fts MATCH ? ORDER BY rowid',
+} as const;
+
+/** Each food's place in (name_key, id) order and the records it refers to, indexed by rid; returns the places. */
+function writeFoodFacts(db: Database, put: (key: string, value: ArrayBufferView) => void): Uint32Array {
+  const maxRid = (db.prepare('SELECT max(rid) FROM foods').pluck().get() as number | null) ?? 0;
+  const place = new Uint32Array(maxRid + 1).fill(NO_PLACE);
+  let next = 0;
+  for (const rid of db.prepare('SELECT rid FROM foods ORDER BY name_key, id').pluck().iterate() as IterableIterator<number>) {
+    place[rid] = next++;
+  }
+  const limit = (table: string): number => ((db.prepare(`SELECT max(rid) FROM ${table}`).pluck().get() as number | null) ?? 0);
+  const region = new Uint8Array(maxRid + 1);
+  const brand = narrowIds(maxRid + 1, limit('brands'));
+  const category = narrowIds(maxRid + 1, limit('categories'));
+  const rows = db.prepare(`SELECT f.rid, f.region, b.rid, c.rid FROM foods f
+    JOIN brands b ON b.id = f.brand_id JOIN categories c ON c.id = f.category_id`).raw().iterate() as IterableIterator<[number, string, number, number]>;
+  for (const [rid, regionName, brandRid, categoryRid] of rows) {
+    region[rid] = REGIONS.indexOf(regionName as (typeof REGIONS)[number]) + 1;
+    brand[rid] = brandRid;
+    category[rid] = categoryRid;
+  }
+  const tagCount = db.prepare('SELECT count(*) FROM food_tags').pluck().get() as number;
+  const tagStart = new Uint32Array(maxRid + 2);
+  const tagRids = narrowIds(tagCount, limit('tags'));
+  const tags = db.prepare(`SELECT ft.food_rid, t.rid FROM food_tags ft JOIN tags t ON t.id = ft.tag_id
+    ORDER BY ft.food_rid`).raw().iterate() as IterableIterator<[number, number]>;
+  let n = 0;
+  let food = 0;
+  for (const [rid, tagRid] of tags) {
+    while (food < rid) tagStart[++food] = n;
+    tagRids[n++] = tagRid;
+  }
+  while (food <= maxRid) tagStart[++food] = n;
+  put('place', place);
+  put('region', region);
+  put('brand', brand);
+  put('category', category);
+  put('tag_start', tagStart);
+  put('tag_rids', tagRids.subarray(0, n));
+  return place;
+}
+
+/**
+ * `rows` of (rid, part) in rid order, with the name bit: set where the rid is among `inName`'s
+ * (a merge walk: both are in rid order).
+ */
+function* withNameBit(rows: Iterable<[number, number]>, inName: Uint32Array | undefined): Generator<[number, number, number]> {
+  let j = 0;
+  for (const [rid, part] of rows) {
+    if (inName === undefined) {
+      yield [rid, part, 1];
+      continue;
+    }
+    while (j < inName.length && inName[j]! < rid) j++;
+    yield [rid, part, j < inName.length && inName[j] === rid ? 1 : 0];
+  }
+}
+
+/** Rewrites every piece of search data inside the caller's transaction; returns the number of words. */
+export function rebuildSearchData(db: Database, minMatches = topMinMatches()): { words: number } {
+  db.exec(`DELETE FROM ranked_top; DELETE FROM ranked_terms; DELETE FROM word_postings; DELETE FROM search_blobs;
+    DROP TABLE IF EXISTS term_postings`);
+  const putBlob = db.prepare('INSERT INTO search_blobs (key, value) VALUES (?, ?)');
+  const place = writeFoodFacts(db, (key, value) => putBlob.run(key, bytes(value)));
+  db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.foods_fts_vocab USING fts5vocab(main, 'foods_fts', 'row')");
+  // The vocabulary's counts include foods deleted since the index was last merged: they only
+  // size the first arrays; the stored counts are the postings'.
+  const words = db.prepare('SELECT term, doc FROM temp.foods_fts_vocab').raw().all() as [string, number][];
+  const parts = {
+    [ANYWHERE]: db.prepare(PARTS[ANYWHERE]).raw(),
+    [IN_NAME]: db.prepare(PARTS[IN_NAME]).raw(),
+  };
+  const insertPostings = db.prepare('INSERT INTO word_postings (word, list, rids, codes, parts) VALUES (?, ?, ?, ?, ?)');
+  const insertTerm = db.prepare('INSERT INTO ranked_terms (term, matches) VALUES (?, ?)');
+  const insertTop = db.prepare('INSERT INTO ranked_top (list, term, pos, rid) VALUES (?, ?, ?, ?)');
+  const store = (word: string, list: PostingList, postings: WordPostings): void => {
+    if (postings.rids.length === 0) return;
+    insertPostings.run(word, list, bytes(postings.rids), bytes(postings.codes), bytes(postings.parts));
+  };
+  const topList = (word: string, list: PostingList, postings: WordPostings): void => {
+    const top = new TopFoods(TOP_DEPTH, place);
+    for (let i = 0; i < postings.rids.length; i++) {
+      const code = postings.codes[i]!;
+      top.add(postings.rids[i]!, code & 1, postings.parts[code >>> 1]!);
+    }
+    top.sorted().forEach((rid, pos) => insertTop.run(list, word, pos, rid));
+  };
+  let stored = 0;
+  for (const [word, doc] of words) {
+    // A vocabulary term is a token already: quoted, it matches exactly itself.
+    const phrase = `"${word.replace(/"/g, '""')}"`;
+    const inName = encodePostings(withNameBit(parts[IN_NAME].iterate(`name : ${phrase}`) as IterableIterator<[number, number]>, undefined), doc);
+    const anywhere = encodePostings(withNameBit(parts[ANYWHERE].iterate(phrase) as IterableIterator<[number, number]>, inName.rids), doc);
+    if (anywhere.rids.length === 0) continue;
+    store(word, ANYWHERE, anywhere);
+    store(word, IN_NAME, inName);
+    stored++;
+    if (anywhere.rids.length < minMatches) continue;
+    insertTerm.run(word, anywhere.rids.length);
+    topList(word, ANYWHERE, anywhere);
+    topList(word, IN_NAME, inName);
+  }
+  db.exec('DROP TABLE temp.foods_fts_vocab');
+  putBlob.run(COMPLETE_KEY, Buffer.from([1]));
+  return { words: stored };
+}

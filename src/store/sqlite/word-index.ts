@@ -1,0 +1,51 @@
+import type { Database } from 'better-sqlite3';
+import type { FoodFilters } from '../catalog-store.js';
+import { foodTest, type RecordRids } from './food-filters.js';
+import { COMPLETE_KEY, PostingsCache, readFoodFacts, type FoodFacts, type PostingList, type WordPostings } from './postings.js';
+import type { WordIndex } from './ranked-search.js';
+import type { FoodTest } from './word-search.js';
+
+/**
+ * Postings held per serving process, at most: the most used words stay, the rest are read
+ * again when asked for (one indexed read of their blobs). At 1,000,000 generated foods every
+ * word's postings together are ~55 MB.
+ */
+export const POSTINGS_CACHE_BYTES = 64 * 1024 * 1024;
+
+/** The importer's postings and food facts of one catalogue version, read as searches need them. */
+export class SqliteWordIndex implements WordIndex {
+  private readonly cache: PostingsCache;
+  private loadedFacts: FoodFacts | undefined;
+
+  constructor(private readonly db: Database, private readonly rids: RecordRids) {
+    this.cache = new PostingsCache(db, POSTINGS_CACHE_BYTES);
+  }
+
+  /** Whether the database has postings of every word: an import of this version wrote them. */
+  static available(db: Database): boolean {
+    const hasTable = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'word_postings'").get() !== undefined;
+    return hasTable && db.prepare('SELECT 1 FROM search_blobs WHERE key = ?').get(COMPLETE_KEY) !== undefined;
+  }
+
+  private facts(): FoodFacts {
+    this.loadedFacts ??= readFoodFacts(this.db);
+    if (this.loadedFacts === undefined) throw new Error('the search data has postings but no food facts: re-import to rebuild it');
+    return this.loadedFacts;
+  }
+
+  postings(word: string, list: PostingList): WordPostings | undefined {
+    return this.cache.get(word, list);
+  }
+
+  get place(): Uint32Array {
+    return this.facts().place;
+  }
+
+  get brandFacts(): { brand: ArrayLike<number>; brandLimit: number } {
+    return { brand: this.facts().brand, brandLimit: this.rids.limits.brand };
+  }
+
+  test(filters: FoodFilters): FoodTest | 'sql' {
+    return foodTest(filters, this.facts(), this.rids);
+  }
+}

@@ -1,0 +1,242 @@
+import { NO_PLACE, type WordPostings } from './postings.js';
+
+/**
+ * Searches over the importer's postings (postings.ts), in memory: the foods having every word
+ * of a query, ranked as the SQL plan ranks them: name tier (every word in the name) first,
+ * then bm25 (the stored parts added in query order, as FTS5 adds them), then name order.
+ * Matches are visited in rid order, intersecting from the shortest list; only the page's
+ * depth is kept, in a bounded heap, and `total` is the number of matches.
+ */
+
+/** Decides whether a food passes the query's filters (food-filters.ts); undefined: all pass. */
+export type FoodTest = ((rid: number) => boolean) | undefined;
+
+/** The full order: name tier first (1 before 0), then bm25 (lower first), then name place. */
+export function ranksBefore(tierA: number, scoreA: number, placeA: number, tierB: number, scoreB: number, placeB: number): boolean {
+  if (tierA !== tierB) return tierA > tierB;
+  if (scoreA !== scoreB) return scoreA < scoreB;
+  return placeA < placeB;
+}
+
+/**
+ * The first `depth` foods by (tier desc, score asc, name place asc) among matches given one
+ * at a time: a bounded heap with the worst kept food at its root.
+ */
+export class TopFoods {
+  private readonly rids: number[] = [];
+  private readonly tiers: number[] = [];
+  private readonly scores: number[] = [];
+  private readonly places: number[] = [];
+
+  constructor(private readonly depth: number, private readonly place: Uint32Array) {}
+
+  /** a ranks after b (is worse). */
+  private worse(a: number, b: number): boolean {
+    return ranksBefore(this.tiers[b]!, this.scores[b]!, this.places[b]!, this.tiers[a]!, this.scores[a]!, this.places[a]!);
+  }
+
+  private swap(i: number, j: number): void {
+    const rid = this.rids[i]!;
+    const tier = this.tiers[i]!;
+    const score = this.scores[i]!;
+    const place = this.places[i]!;
+    this.rids[i] = this.rids[j]!;
+    this.tiers[i] = this.tiers[j]!;
+    this.scores[i] = this.scores[j]!;
+    this.places[i] = this.places[j]!;
+    this.rids[j] = rid;
+    this.tiers[j] = tier;
+    this.scores[j] = score;
+    this.places[j] = place;
+  }
+
+  add(rid: number, tier: number, score: number): void {
+    if (this.depth === 0) return;
+    const place = this.place[rid] ?? NO_PLACE;
+    const n = this.rids.length;
+    if (n === this.depth) {
+      // Not better than the worst kept: nothing to do (the common case once the heap is full).
+      if (!ranksBefore(tier, score, place, this.tiers[0]!, this.scores[0]!, this.places[0]!)) return;
+      this.rids[0] = rid;
+      this.tiers[0] = tier;
+      this.scores[0] = score;
+      this.places[0] = place;
+      this.siftDown(0);
+      return;
+    }
+    this.rids.push(rid);
+    this.tiers.push(tier);
+    this.scores.push(score);
+    this.places.push(place);
+    let i = n;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!this.worse(i, parent)) break;
+      this.swap(i, parent);
+      i = parent;
+    }
+  }
+
+  private siftDown(i: number): void {
+    const n = this.rids.length;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let worst = i;
+      if (l < n && this.worse(l, worst)) worst = l;
+      if (r < n && this.worse(r, worst)) worst = r;
+      if (worst === i) return;
+      this.swap(i, worst);
+      i = worst;
+    }
+  }
+
+  /** The kept foods' rids, best first. */
+  sorted(): number[] {
+    const order = this.rids.map((_, i) => i);
+    order.sort((a, b) => (this.worse(a, b) ? 1 : this.worse(b, a) ? -1 : 0));
+    return order.map((i) => this.rids[i]!);
+  }
+}
+
+/** The first index at or after `from` whose rid is >= `rid` (galloping, then binary search). */
+function seek(rids: Uint32Array, from: number, rid: number): number {
+  let step = 1;
+  let lo = from;
+  let hi = from;
+  while (hi < rids.length && rids[hi]! < rid) {
+    lo = hi + 1;
+    hi += step;
+    step *= 2;
+  }
+  if (hi > rids.length) hi = rids.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (rids[mid]! < rid) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Visits every food in all `lists` that passes `accept`, with its tier (1 when every word is
+ * in the name) and its bm25; returns how many there were.
+ */
+export function forEachMatch(
+  lists: readonly WordPostings[],
+  accept: FoodTest,
+  visit: (rid: number, tier: number, score: number) => void,
+): number {
+  if (lists.length === 0) return 0;
+  const driver = lists.reduce((best, list, i) => (list.rids.length < lists[best]!.rids.length ? i : best), 0);
+  const at = new Array<number>(lists.length).fill(0);
+  const drive = lists[driver]!.rids;
+  let total = 0;
+  outer: for (let d = 0; d < drive.length; d++) {
+    const rid = drive[d]!;
+    at[driver] = d;
+    for (let i = 0; i < lists.length; i++) {
+      if (i === driver) continue;
+      const rids = lists[i]!.rids;
+      const j = seek(rids, at[i]!, rid);
+      at[i] = j;
+      if (j === rids.length) break outer;
+      if (rids[j] !== rid) continue outer;
+    }
+    if (accept !== undefined && !accept(rid)) continue;
+    total++;
+    // FTS5 adds each word's part to 0.0 in query order and negates: the same doubles here.
+    let sum = 0;
+    let tier = 1;
+    for (let i = 0; i < lists.length; i++) {
+      const list = lists[i]!;
+      const code = list.codes[at[i]!]!;
+      sum += -list.parts[code >>> 1]!;
+      tier &= code;
+    }
+    visit(rid, tier, -sum);
+  }
+  return total;
+}
+
+/** The first `depth` rids of the full order among the matches, and how many matched. */
+export function topMatches(lists: readonly WordPostings[], accept: FoodTest, depth: number, place: Uint32Array): { rids: number[]; total: number } {
+  const top = new TopFoods(depth, place);
+  const total = forEachMatch(lists, accept, (rid, tier, score) => top.add(rid, tier, score));
+  return { rids: top.sorted(), total };
+}
+
+/**
+ * Grouped by brand, groups in the order of their best food, the first `perGroup` foods of
+ * each: the page `offset`, `limit` of that flat list, and its length (the grouped query's).
+ */
+export function groupedByBrand(
+  lists: readonly WordPostings[],
+  accept: FoodTest,
+  perGroup: number,
+  page: { offset: number; limit: number },
+  facts: { place: Uint32Array; brand: ArrayLike<number>; brandLimit: number },
+): { rids: number[]; total: number } {
+  const { place: places, brand: brandOf } = facts;
+  // Each group's best `perGroup` foods, kept sorted in fixed slots: no allocation per match.
+  const groupOf = new Int32Array(facts.brandLimit).fill(-1);
+  let groups = 0;
+  let capacity = 1024;
+  let count = new Uint32Array(capacity);
+  let rids = new Uint32Array(capacity * perGroup);
+  let tiers = new Uint8Array(capacity * perGroup);
+  let scores = new Float64Array(capacity * perGroup);
+  let placesKept = new Uint32Array(capacity * perGroup);
+  const better = (tier: number, score: number, place: number, slot: number): boolean =>
+    ranksBefore(tier, score, place, tiers[slot]!, scores[slot]!, placesKept[slot]!);
+  forEachMatch(lists, accept, (rid, tier, score) => {
+    const brand = brandOf[rid]!;
+    let g = groupOf[brand]!;
+    if (g < 0) {
+      g = groups++;
+      groupOf[brand] = g;
+      if (g === capacity) {
+        capacity *= 2;
+        const grow = <T extends Uint32Array | Float64Array | Uint8Array>(a: T, make: (n: number) => T): T => {
+          const bigger = make(capacity * (a === count ? 1 : perGroup));
+          bigger.set(a);
+          return bigger;
+        };
+        count = grow(count, (n) => new Uint32Array(n));
+        rids = grow(rids, (n) => new Uint32Array(n));
+        tiers = grow(tiers, (n) => new Uint8Array(n));
+        scores = grow(scores, (n) => new Float64Array(n));
+        placesKept = grow(placesKept, (n) => new Uint32Array(n));
+      }
+    }
+    const place = places[rid]!;
+    const base = g * perGroup;
+    const kept = Math.min(count[g]!, perGroup);
+    count[g]!++;
+    if (kept === perGroup && !better(tier, score, place, base + kept - 1)) return;
+    let i = kept === perGroup ? kept - 1 : kept;
+    while (i > 0 && better(tier, score, place, base + i - 1)) {
+      rids[base + i] = rids[base + i - 1]!;
+      tiers[base + i] = tiers[base + i - 1]!;
+      scores[base + i] = scores[base + i - 1]!;
+      placesKept[base + i] = placesKept[base + i - 1]!;
+      i--;
+    }
+    rids[base + i] = rid;
+    tiers[base + i] = tier;
+    scores[base + i] = score;
+    placesKept[base + i] = place;
+  });
+  // Groups in the order of their best food (slot 0 of each).
+  const order = Array.from({ length: groups }, (_, g) => g);
+  order.sort((a, b) => (better(tiers[b * perGroup]!, scores[b * perGroup]!, placesKept[b * perGroup]!, a * perGroup) ? 1 : -1));
+  const out: number[] = [];
+  let total = 0;
+  for (const g of order) {
+    const kept = Math.min(count[g]!, perGroup);
+    for (let i = 0; i < kept; i++, total++) {
+      if (total >= page.offset && out.length < page.limit) out.push(rids[g * perGroup + i]!);
+    }
+  }
+  return { rids: out, total };
+}
