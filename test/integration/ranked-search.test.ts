@@ -10,6 +10,7 @@ import { SqliteCatalogStore } from '../../src/store/sqlite/store.js';
 import { ftsExpression } from '../../src/store/sqlite/matching.js';
 import { foodsQuery } from '../../src/store/sqlite/queries.js';
 import { decodePostings } from '../../src/store/sqlite/postings.js';
+import { SCHEMA_VERSION } from '../../src/store/sqlite/schema.js';
 import { foodListRequest } from '../../src/query/requests.js';
 import { textWords } from '../../src/domain/text.js';
 import { seededRandom } from '../../bench/random.js';
@@ -235,6 +236,49 @@ describe('ranked search: the shortcuts and the general plan agree', () => {
   });
 });
 
+describe('prefix search: in memory and the general plan agree', () => {
+  test('prefixes of real names, every order, several pages', async () => {
+    const names = sql.prepare('SELECT name_key FROM foods ORDER BY rid').pluck().all() as string[];
+    const next = walk(4242);
+    const prefixes = new Set(['', 'a', 'ch', 'chi', 'zyzzyva tie', 'ZYZ', 'crè', 'cre', '%', 'x_', 'nonexistentprefix', 'beef, ']);
+    // Whole names too: a name equal to the query ranks first, and several foods share some names.
+    for (let i = 0; i < 60; i++) {
+      const name = names[next(names.length)]!;
+      prefixes.add(i % 4 === 0 ? name : name.slice(0, 1 + next(6)));
+    }
+    let shown = 0;
+    for (const query of prefixes) {
+      for (const order of [undefined, 'rank:desc', 'name', 'name:desc']) {
+        for (const [limit, offset] of [[20, 0], [5, 13], [50, 950]] as const) {
+          const raw: Record<string, string> = { query, 'query-type': 'prefix', limit: String(limit), offset: String(offset) };
+          if (order) raw['order'] = order;
+          shown += await agree(raw);
+        }
+      }
+    }
+    assert.ok(shown > 4000, `${shown} foods compared`);
+  });
+
+  test('with the filters tested in memory', async () => {
+    const random = seededRandom(99);
+    const brands = sql.prepare("SELECT DISTINCT brand_id FROM foods WHERE name_key >= 'b' AND name_key < 'c'").pluck().all() as string[];
+    const tags = sql.prepare('SELECT id FROM tags').pluck().all() as string[];
+    const categories = sql.prepare('SELECT id FROM categories').pluck().all() as string[];
+    const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
+    let filtered = 0;
+    for (let i = 0; i < 80; i++) {
+      const raw: Record<string, string> = { query: pick(['b', 'be', 'beef', 'ch', 'c', 'z']), 'query-type': 'prefix', limit: '20' };
+      if (random() < 0.5) raw['region'] = random() < 0.5 ? 'us' : 'au';
+      if (random() < 0.5) raw['brands'] = `${random() < 0.5 ? '!' : ''}${pick(brands)}`;
+      if (random() < 0.5) raw['categories'] = `${random() < 0.3 ? '!' : ''}${pick(categories)}`;
+      if (random() < 0.3 && tags.length > 0) raw['tags'] = `${random() < 0.5 ? '!' : ''}${pick(tags)}`;
+      if (random() < 0.3) raw['order'] = 'rank:desc';
+      filtered += await agree(raw);
+    }
+    assert.ok(filtered > 300, `${filtered} foods compared`);
+  });
+});
+
 describe('SOAP foodSearch order: the shortcuts and the plain query agree', () => {
   test('name matches by bm25, then name and id, for common and rare words', async () => {
     const plain = sql.prepare(`SELECT f.id FROM foods_fts m JOIN foods f ON f.rid = m.rowid
@@ -250,29 +294,48 @@ describe('SOAP foodSearch order: the shortcuts and the plain query agree', () =>
   });
 });
 
+/**
+ * A copy of the test database made older by `damage`: read-only it must answer `raw` as the
+ * general query does; opened for writing it must still, and `gained` checks what it rebuilt.
+ */
+async function olderDatabase(name: string, damage: string, raw: RawQuery, gained: (db: Database.Database) => void): Promise<void> {
+  const old = join(dir, name);
+  copyFileSync(db, old);
+  const damaged = new Database(old);
+  damaged.exec(damage);
+  damaged.close();
+  const request = foodListRequest(raw).query;
+  const ids = async (s: SqliteCatalogStore): Promise<string[]> => (await s.foods(request)).items.map((hit) => hit.food.foodId);
+  const expected = general(request).ids;
+  assert.equal(expected.length, 20);
+  const reader = new SqliteCatalogStore(old, { readonly: true });
+  try {
+    assert.deepEqual(await ids(reader), expected);
+  } finally {
+    await reader.close();
+  }
+  const writer = new SqliteCatalogStore(old);
+  try {
+    assert.deepEqual(await ids(writer), expected);
+    assert.equal(writer.connection.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get(), String(SCHEMA_VERSION));
+    gained(writer.connection);
+  } finally {
+    await writer.close();
+  }
+}
+
 describe('a database written before the postings of every word (schema 2)', () => {
   test('is served by the SQL plans, and gains the search data when next opened for writing', async () => {
-    const old = join(dir, 'schema2.db');
-    copyFileSync(db, old);
-    const before2 = new Database(old);
-    before2.exec("DROP TABLE word_postings; DELETE FROM search_blobs; UPDATE meta SET value = '2' WHERE key = 'schema_version'");
-    before2.close();
-    const request = foodListRequest({ query: 'raw cheese', limit: '20', region: 'us' }).query;
-    const ids = async (s: SqliteCatalogStore): Promise<string[]> => (await s.foods(request)).items.map((hit) => hit.food.foodId);
-    const expected = general(request).ids;
-    const reader = new SqliteCatalogStore(old, { readonly: true });
-    try {
-      assert.deepEqual(await ids(reader), expected);
-    } finally {
-      await reader.close();
-    }
-    const writer = new SqliteCatalogStore(old);
-    try {
-      assert.deepEqual(await ids(writer), expected);
-      assert.equal(writer.connection.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get(), '3');
-      assert.ok((writer.connection.prepare('SELECT count(*) FROM word_postings').pluck().get() as number) > 3000);
-    } finally {
-      await writer.close();
-    }
+    await olderDatabase('schema2.db', "DROP TABLE word_postings; DELETE FROM search_blobs; UPDATE meta SET value = '2' WHERE key = 'schema_version'",
+      { query: 'cheese', limit: '20', region: 'us' },
+      (w) => assert.ok((w.prepare('SELECT count(*) FROM word_postings').pluck().get() as number) > 3000));
+  });
+});
+
+describe('a database written before name lengths were stored (schema 3)', () => {
+  test('answers prefixes with the general query, and gains the lengths when next opened for writing', async () => {
+    await olderDatabase('schema3.db', "DELETE FROM search_blobs WHERE key = 'name_length'; UPDATE meta SET value = '3' WHERE key = 'schema_version'",
+      { query: 'ch', 'query-type': 'prefix', limit: '20' },
+      (w) => assert.ok(w.prepare("SELECT 1 FROM search_blobs WHERE key = 'name_length'").get() !== undefined));
   });
 });

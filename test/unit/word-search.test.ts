@@ -61,6 +61,7 @@ describe('filters in memory', () => {
   // Foods 1–4. Brands 1, 2; categories 1 (parent of 2, 3); tags 1, 2, 3.
   const facts: FoodFacts = {
     place: Uint32Array.from([0, 0, 1, 2, 3]),
+    nameLength: undefined,
     region: Uint8Array.from([0, 2, 2, 1, 2]),
     brand: Uint8Array.from([0, 1, 2, 1, 2]),
     category: Uint8Array.from([0, 2, 3, 2, 3]),

@@ -171,6 +171,8 @@ export class PostingsCache {
 export interface FoodFacts {
   /** Place in (name_key, id) order; 0xffffffff for a rid with no food. */
   readonly place: Uint32Array;
+  /** `length(name_key)` by place; undefined in a database written before it was stored. */
+  readonly nameLength: Uint8Array | Uint16Array | Uint32Array | undefined;
   /** Region code: index in REGIONS + 1; 0 for a rid with no food. */
   readonly region: Uint8Array;
   readonly brand: Uint8Array | Uint16Array | Uint32Array;
@@ -194,8 +196,12 @@ export function readFoodFacts(db: Database): FoodFacts | undefined {
   if (!place || !region || !brand || !category || !tagStart || !tagRids) return undefined;
   const places = readUint32(place);
   const starts = readUint32(tagStart);
+  const nameLength = get('name_length');
+  let foods = 0;
+  for (const p of places) if (p !== NO_PLACE) foods++;
   return {
     place: places,
+    nameLength: nameLength && readIds(nameLength, foods),
     region: new Uint8Array(region),
     brand: readIds(brand, places.length),
     category: readIds(category, places.length),

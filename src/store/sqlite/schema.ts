@@ -7,8 +7,9 @@ import { TOP_DDL, rebuildSearchData } from './search-data.js';
 /**
  * 2: precomputed first pages and postings of common words.
  * 3: postings of every word with the name-only lists, coded parts, food facts (search-data.ts).
+ * 4: name lengths by place, for prefix search in memory (prefix-search.ts).
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /**
  * Text columns ending in `_key` hold folded text (lower case, no diacritics): name order

@@ -16,7 +16,7 @@ import { TopFoods } from './word-search.js';
  *   list in full order, and the match count (`ranked_top`, `ranked_terms`): a one-word search
  *   on a common word is then one index range read instead of a pass over ~10^5 postings.
  * - Facts of every food the in-memory searches need (postings.ts, FoodFacts): place in name
- *   order, region, brand, category, tags.
+ *   order, name length by place (prefix-search.ts), region, brand, category, tags.
  */
 
 /** Pages reaching past this depth take the general plan (ranked-search.ts). */
@@ -53,10 +53,16 @@ const PARTS = {
 function writeFoodFacts(db: Database, put: (key: string, value: ArrayBufferView) => void): Uint32Array {
   const maxRid = (db.prepare('SELECT max(rid) FROM foods').pluck().get() as number | null) ?? 0;
   const place = new Uint32Array(maxRid + 1).fill(NO_PLACE);
+  const lengths: number[] = [];
+  let longest = 0;
   let next = 0;
-  for (const rid of db.prepare('SELECT rid FROM foods ORDER BY name_key, id').pluck().iterate() as IterableIterator<number>) {
+  for (const [rid, length] of db.prepare('SELECT rid, length(name_key) FROM foods ORDER BY name_key, id').raw().iterate() as IterableIterator<[number, number]>) {
     place[rid] = next++;
+    lengths.push(length);
+    if (length > longest) longest = length;
   }
+  const nameLength = narrowIds(lengths.length, longest);
+  nameLength.set(lengths);
   const limit = (table: string): number => ((db.prepare(`SELECT max(rid) FROM ${table}`).pluck().get() as number | null) ?? 0);
   const region = new Uint8Array(maxRid + 1);
   const brand = narrowIds(maxRid + 1, limit('brands'));
@@ -81,6 +87,7 @@ function writeFoodFacts(db: Database, put: (key: string, value: ArrayBufferView)
   }
   while (food <= maxRid) tagStart[++food] = n;
   put('place', place);
+  put('name_length', nameLength);
   put('region', region);
   put('brand', brand);
   put('category', category);

@@ -18,6 +18,7 @@ import { brandsQuery, categoriesQuery, foodsQuery, tagsQuery, type BuiltQuery } 
 import { ftsExpression } from './matching.js';
 import type { RecordRids } from './food-filters.js';
 import { SqliteWordIndex } from './word-index.js';
+import { prefixSearchPage } from './prefix-search.js';
 import {
   MATCH_COUNT, NAME_CANDIDATES, NAME_GROUP, RANKED_CANDIDATES, RANKED_CANDIDATES_ONE_WORD, RANKED_GROUP, RANKED_GROUP_ONE_WORD,
   RANKED_PAGE, TOP_PAGE, TOP_TERM, groupedSearchPage, nameSearchPage, rankedSearchPage, type Candidate, type RankedStatements, type TopLists,
@@ -275,7 +276,8 @@ export class SqliteCatalogStore implements CatalogStore {
   /** The page's rows in order, with the dictionary of the version they were read in. */
   private foodPage(query: FoodQuery): { dictionary: Dictionary; total: number; rows: FoodRow[] } {
     const dictionary = this.current();
-    const { rids, total } = rankedSearchPage(query, this.ranked) ?? groupedSearchPage(query, this.ranked) ?? this.generalPage(query);
+    const { rids, total } = prefixSearchPage(query, this.wordIndex()?.prefixRun)
+      ?? rankedSearchPage(query, this.ranked) ?? groupedSearchPage(query, this.ranked) ?? this.generalPage(query);
     const byRid = new Map<number, FoodRow>();
     for (const row of this.foodsByRid.all(JSON.stringify(rids))) byRid.set(row.rid, row);
     return { dictionary, total, rows: rids.map((rid) => byRid.get(rid)!) };

@@ -1,7 +1,8 @@
-import type { Database } from 'better-sqlite3';
+import type { Database, Statement } from 'better-sqlite3';
 import type { FoodFilters } from '../catalog-store.js';
 import { foodTest, type RecordRids } from './food-filters.js';
-import { COMPLETE_KEY, PostingsCache, readFoodFacts, type FoodFacts, type PostingList, type WordPostings } from './postings.js';
+import { COMPLETE_KEY, NO_PLACE, PostingsCache, readFoodFacts, type FoodFacts, type PostingList, type WordPostings } from './postings.js';
+import type { NamePlaces, PrefixRun } from './prefix-search.js';
 import type { WordIndex } from './ranked-search.js';
 import type { FoodTest } from './word-search.js';
 
@@ -16,9 +17,12 @@ export const POSTINGS_CACHE_BYTES = 64 * 1024 * 1024;
 export class SqliteWordIndex implements WordIndex {
   private readonly cache: PostingsCache;
   private loadedFacts: FoodFacts | undefined;
+  private loadedNames: NamePlaces | undefined;
+  private readonly firstFrom: Statement<[string], number>;
 
   constructor(private readonly db: Database, private readonly rids: RecordRids) {
     this.cache = new PostingsCache(db, POSTINGS_CACHE_BYTES);
+    this.firstFrom = db.prepare<[string], number>('SELECT rid FROM foods WHERE name_key >= ? ORDER BY name_key, id LIMIT 1').pluck();
   }
 
   /** Whether the database has postings of every word: an import of this version wrote them. */
@@ -47,5 +51,32 @@ export class SqliteWordIndex implements WordIndex {
 
   test(filters: FoodFilters): FoodTest | 'sql' {
     return foodTest(filters, this.facts(), this.rids);
+  }
+
+  /** Undefined on a database written before name lengths were stored: prefixes take the general query. */
+  get prefixRun(): PrefixRun | undefined {
+    const names = this.names();
+    if (names === undefined) return undefined;
+    return {
+      names,
+      firstPlaceFrom: (key) => {
+        const rid = this.firstFrom.get(key);
+        return rid === undefined ? names.byPlace.length : this.facts().place[rid]!;
+      },
+      test: (filters) => this.test(filters),
+    };
+  }
+
+  private names(): NamePlaces | undefined {
+    const { place, nameLength } = this.facts();
+    if (nameLength === undefined) return undefined;
+    if (this.loadedNames === undefined) {
+      const byPlace = new Uint32Array(nameLength.length);
+      for (let rid = 0; rid < place.length; rid++) if (place[rid] !== NO_PLACE) byPlace[place[rid]!] = rid;
+      let maxLength = 0;
+      for (const length of nameLength) if (length > maxLength) maxLength = length;
+      this.loadedNames = { byPlace, nameLength, maxLength };
+    }
+    return this.loadedNames;
   }
 }

@@ -1,0 +1,114 @@
+import type { FoodQuery } from '../catalog-store.js';
+import { matcher } from './matching.js';
+import type { FoodTest } from './word-search.js';
+
+/**
+ * Prefix search (autocomplete) in memory, from the places the importer numbers foods by.
+ *
+ * The foods whose name_key begins with a key are one run of places in (name_key, id) order,
+ * found with two index seeks; its length is `total`. Within that run, the contract's order
+ * (a name equal to the query first, then shorter names, then name order) is (name length,
+ * place): a name of the key's length that begins with the key is the key. So a page is
+ * picked with a histogram of name lengths over the run, without sorting it; the general
+ * query sorts every name of the run (~10^5 for two letters at 1,000,000 foods).
+ */
+
+/** Pages reaching deeper than this take the general query: the picked set would grow with the page. */
+export const MAX_PREFIX_DEPTH = 1000;
+
+/** Foods in name order, as the prefix search reads them. */
+export interface NamePlaces {
+  /** The rid at each place. */
+  readonly byPlace: Uint32Array;
+  /** The folded name's length in characters (SQLite's `length(name_key)`), at each place. */
+  readonly nameLength: ArrayLike<number>;
+  /** The longest name_key, in characters. */
+  readonly maxLength: number;
+}
+
+export interface PrefixRun {
+  /** The names in place order. */
+  readonly names: NamePlaces;
+  /** The place of the first food whose name_key is `>= key` (the food count when none is). */
+  firstPlaceFrom(key: string): number;
+  /** The filters as a test on a food's rid, or 'sql' when one needs the general query. */
+  test(query: FoodQuery): FoodTest | 'sql';
+}
+
+/** The page's rids and the total, or undefined when the query needs the general query. */
+export function prefixSearchPage(q: FoodQuery, run: PrefixRun | undefined): { rids: number[]; total: number } | undefined {
+  const m = matcher(q.match);
+  const depth = q.offset + q.limit;
+  if (m.kind !== 'prefix' || run === undefined || q.grouping || depth > MAX_PREFIX_DEPTH) return undefined;
+  const accept = run.test(q);
+  if (accept === 'sql') return undefined;
+  const from = run.firstPlaceFrom(m.key);
+  const to = run.firstPlaceFrom(m.upper);
+  const descending = q.order.direction === 'desc';
+  if (q.order.field !== 'rank') return inNameOrder(run.names, from, to, accept, q.offset, depth, descending);
+  return inRankOrder(run.names, from, to, accept, q.offset, depth, descending);
+}
+
+/** Name order is place order: the page is read off the run (filtered, every place is tested). */
+function inNameOrder(
+  names: NamePlaces, from: number, to: number, accept: FoodTest | undefined, offset: number, depth: number, descending: boolean,
+): { rids: number[]; total: number } {
+  const step = descending ? -1 : 1;
+  const first = descending ? to - 1 : from;
+  if (accept === undefined) {
+    const rids: number[] = [];
+    for (let i = offset; i < depth && i < to - from; i++) rids.push(names.byPlace[first + i * step]!);
+    return { rids, total: to - from };
+  }
+  const rids: number[] = [];
+  let total = 0;
+  for (let i = 0, p = first; i < to - from; i++, p += step) {
+    const rid = names.byPlace[p]!;
+    if (!accept(rid)) continue;
+    if (total >= offset && total < depth) rids.push(rid);
+    total++;
+  }
+  return { rids, total };
+}
+
+/**
+ * (length, place) order over the run: a histogram of the accepted names' lengths gives the
+ * length at which the page ends; the foods shorter than that, and those of that length in
+ * place order until the page is full, are the page's, sorted by (length, place).
+ */
+function inRankOrder(
+  names: NamePlaces, from: number, to: number, accept: FoodTest | undefined, offset: number, depth: number, descending: boolean,
+): { rids: number[]; total: number } {
+  const { byPlace, nameLength, maxLength } = names;
+  const counts = new Uint32Array(maxLength + 1);
+  let total = 0;
+  for (let p = from; p < to; p++) {
+    if (accept !== undefined && !accept(byPlace[p]!)) continue;
+    counts[nameLength[p]!]!++;
+    total++;
+  }
+  if (offset >= total) return { rids: [], total };
+  // Lengths in page order: ascending, or all reversed for `desc` (contract C3).
+  const step = descending ? -1 : 1;
+  let cut = descending ? maxLength : 0;
+  let before = 0;
+  while (before + counts[cut]! < depth && cut + step >= 0 && cut + step <= maxLength) {
+    before += counts[cut]!;
+    cut += step;
+  }
+  const ahead = (length: number): boolean => (descending ? length > cut : length < cut);
+  // Places of the page's foods, grouped by length, each group in page order.
+  const picked: number[] = [];
+  let atCut = depth - before;
+  const first = descending ? to - 1 : from;
+  for (let i = 0, p = first; i < to - from; i++, p += step) {
+    const length = nameLength[p]!;
+    if (!ahead(length) && (length !== cut || atCut === 0)) continue;
+    if (accept !== undefined && !accept(byPlace[p]!)) continue;
+    if (length === cut) atCut--;
+    picked.push(p);
+  }
+  // Stable: within a length, places stay in page order.
+  picked.sort((a, b) => (nameLength[a]! - nameLength[b]!) * step);
+  return { rids: picked.slice(offset, depth).map((p) => byPlace[p]!), total };
+}
