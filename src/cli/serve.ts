@@ -1,6 +1,7 @@
 import cluster from 'node:cluster';
 import { loadConfig, type Config } from '../config.js';
 import { startServer } from '../server.js';
+import { openStore } from '../store/open-store.js';
 import { UsageError } from './usage.js';
 
 /**
@@ -35,6 +36,9 @@ export async function serveCommand(values: Record<string, string | boolean | und
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
   const config = loadConfig(values);
   if (config.workers > 1 && cluster.isPrimary) {
+    // Opening for writing brings an older database up to date, which can take a while: done
+    // once here, workers do not queue behind it for the write lock (and fail and restart).
+    await openStore(config, { readonly: false }).close();
     runPrimary(config);
     return -1;
   }

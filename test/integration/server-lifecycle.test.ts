@@ -1,6 +1,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { Writable } from 'node:stream';
 import { importInto } from '../helpers/cli.js';
 import { fixturePath, tempDir } from '../helpers/paths.js';
@@ -9,6 +12,7 @@ import { IDS } from '../helpers/fixture-catalog.js';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { SqliteCatalogStore } from '../../src/store/sqlite/store.js';
+import { SCHEMA_VERSION } from '../../src/store/sqlite/schema.js';
 import { StaticTokens } from '../../src/tokens/static-tokens.js';
 import type { Food } from '../../src/domain/records.js';
 import type { Stamped } from '../../src/store/catalog-store.js';
@@ -104,5 +108,40 @@ describe('the serve process', () => {
       if (r.value.status === 200) assert.doesNotThrow(() => JSON.parse(r.value.body), 'a complete body');
     }
     await assert.rejects(fetch(`${server.url}/healthz`), 'the port is closed after exit');
+  });
+});
+
+describe('serve --workers', () => {
+  test('brings an older database up to date once, then N processes share the port and all stop on SIGTERM', async () => {
+    const old = join(dir, 'workers.db');
+    copyFileSync(db, old);
+    const damaged = new Database(old);
+    damaged.exec("DELETE FROM search_blobs WHERE key = 'name_length'; UPDATE meta SET value = '3' WHERE key = 'schema_version'");
+    damaged.close();
+    const server = await spawnServe(old, {}, ['--workers', '2']);
+    const workers = (): number[] => execFileSync('pgrep', ['-P', String(server.pid)], { encoding: 'utf8' }).trim().split('\n').map(Number);
+    try {
+      assert.equal(workers().length, 2);
+      // Connections are dealt round-robin: several at once reach both workers.
+      for (let round = 0; round < 5; round++) {
+        const statuses = await Promise.all(Array.from({ length: 8 }, () =>
+          fetch(`${server.url}/v1/foods?query=ch&query-type=prefix`, { headers: { authorization: basic(TEST_TOKEN), connection: 'close' } })
+            .then((r) => r.status)));
+        assert.deepEqual(new Set(statuses), new Set([200]));
+      }
+      const answeredBy = new Set(server.stdout().split('\n').filter((line) => line.includes('"statusCode":200'))
+        .map((line) => (JSON.parse(line) as { pid: number }).pid));
+      assert.deepEqual([...answeredBy].sort(), workers().sort());
+    } finally {
+      assert.equal(await server.stop(), 0);
+    }
+    const migrated = new Database(old, { readonly: true });
+    try {
+      assert.equal(migrated.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get(), String(SCHEMA_VERSION));
+      assert.ok(migrated.prepare("SELECT 1 FROM search_blobs WHERE key = 'name_length'").get() !== undefined);
+    } finally {
+      migrated.close();
+    }
+    assert.doesNotMatch(server.stderr(), /exited .*starting another/, 'no worker failed on the way');
   });
 });
