@@ -30,3 +30,38 @@ test('cached collection responses never outlive an import that changes the catal
     cleanup();
   }
 });
+
+test('an import in another process lands while requests keep coming, and the next request sees it', async () => {
+  const { dir, cleanup } = tempDir();
+  const db = join(dir, 'catalog.db');
+  await importInto(db, 'catalog', [fixturePath('catalog.json')]);
+  const server = await startTestServer(db);
+  const catalog = fixtureCatalog();
+  const food = catalog.foods[1] as { foodId: string; name: string };
+  let stop = false;
+  try {
+    // Readers share read transactions between requests of one event-loop turn: none may outlive it.
+    const load = Array.from({ length: 8 }, async () => {
+      let served = 0;
+      while (!stop) {
+        assert.equal((await server.get(`/v1/foods/${food.foodId}`)).status, 200);
+        served++;
+      }
+      return served;
+    });
+    for (const name of ['Cheddar cheese, renamed once', 'Cheddar cheese, renamed twice']) {
+      food.name = name;
+      const file = join(dir, 'changed.json');
+      writeFileSync(file, JSON.stringify(catalog));
+      const result = await importInto(db, 'catalog', [file]);
+      assert.equal(result.code, 0, result.stderr);
+      assert.equal(((await server.get(`/v1/foods/${food.foodId}`)).body as { food: { name: string } }).food.name, name);
+    }
+    stop = true;
+    assert.ok((await Promise.all(load)).every((served) => served > 0));
+  } finally {
+    stop = true;
+    await server.close();
+    cleanup();
+  }
+});

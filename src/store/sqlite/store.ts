@@ -158,6 +158,8 @@ export class SqliteCatalogStore implements CatalogStore {
     if (!options.readonly) migrate(this.db);
     this.stateStatement = this.db.prepare("SELECT key, value FROM meta WHERE key IN ('catalog_version', 'last_modified')");
     this.dataVersion = this.db.prepare<[], number>('PRAGMA data_version').pluck();
+    this.beginBatch = this.db.prepare('BEGIN');
+    this.endBatch = this.db.prepare('COMMIT');
     // Two statements rather than `id = ? OR revision_id = ?`: most requests name a foodId, and
     // then the revision index is never probed.
     this.foodById = this.db.prepare(`SELECT ${FOOD_COLUMNS} FROM foods f WHERE f.id = ?`);
@@ -198,11 +200,38 @@ export class SqliteCatalogStore implements CatalogStore {
   }
 
   /**
+   * Reads of one event-loop turn share one read transaction, ended when the turn's I/O has been
+   * handled (setImmediate). Outside a transaction every statement takes and drops WAL read
+   * locks (~7 µs at 1,000,000 foods, more than a by-id lookup itself); a shared one also checks
+   * the catalogue version once a turn. A request still sees what was committed before it
+   * arrived: the snapshot is at most one turn old. Not done inside another transaction (an
+   * import on this connection).
+   */
+  private batchOpen = false;
+  private readonly beginBatch: Statement;
+  private readonly endBatch: Statement;
+
+  private openBatch(): void {
+    if (this.db.inTransaction) return;
+    this.beginBatch.run();
+    this.batchOpen = true;
+    setImmediate(() => this.closeBatch());
+  }
+
+  private closeBatch(): void {
+    if (!this.batchOpen) return;
+    this.batchOpen = false;
+    if (this.db.open && this.db.inTransaction) this.endBatch.run();
+  }
+
+  /**
    * The dictionary of the current catalogue version. Every request asks, so the check is
    * `PRAGMA data_version`, which moves when another connection commits (an import in another
    * process); `meta` is read only then. This connection's own imports reset it on commit.
    */
   private current(): Dictionary {
+    if (this.batchOpen && this.dictionary !== undefined) return this.dictionary;
+    this.openBatch();
     const dataVersion = this.dataVersion.get()!;
     if (this.dictionary === undefined || dataVersion !== this.seenDataVersion) {
       this.seenDataVersion = dataVersion;
@@ -384,12 +413,14 @@ export class SqliteCatalogStore implements CatalogStore {
   }
 
   beginImport(options: { readonly replace: boolean }): Promise<ImportTransaction> {
+    this.closeBatch();
     return Promise.resolve(new SqliteImport(this.db, options.replace, () => {
       this.seenDataVersion = undefined;
     }));
   }
 
   close(): Promise<void> {
+    this.closeBatch();
     if (this.db.open) this.db.close();
     return Promise.resolve();
   }
