@@ -3,7 +3,7 @@
  * scenario goes, without sockets or a load generator in the way. Requests go through the real
  * app (routing, auth, parameters, store, serialisation) with Fastify's inject.
  *
- *   node dist/bench/profile.js --db bench/.cache/catalog-1000000.db [--only REGEX] [--requests N] [--warm]
+ *   node dist/bench/profile.js --db bench/.cache/catalog-1000000.db [--only REGEX] [--requests N] [--warm] [--memory]
  *
  * Each scenario's first N requests are answered once and timed. By default that is cold: the
  * first loads of postings and pages count. With --warm, N other requests of the same scenario
@@ -13,7 +13,7 @@
 import { parseArgs } from 'node:util';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { openStore } from '../src/store/open-store.js';
+import { openServingStore } from '../src/server.js';
 import { openAuthenticator } from '../src/tokens/open.js';
 import { AUTH, TOKEN, samples, scenarios, zipfOrder } from './scenarios.js';
 
@@ -23,12 +23,14 @@ const { values } = parseArgs({
     only: { type: 'string' },
     requests: { type: 'string', default: '500' },
     warm: { type: 'boolean', default: false },
+    /** After each scenario, the process's memory (rss, V8 heap, buffers). */
+    memory: { type: 'boolean', default: false },
   },
 });
 if (!values.db) throw new Error('--db PATH is required (e.g. bench/.cache/catalog-1000000.db)');
 
 const config = loadConfig({ db: values.db, port: '0' }, { FOODLOOKUP_TOKENS: TOKEN, LOG_LEVEL: 'silent' });
-const store = openStore(config, { readonly: false });
+const store = openServingStore(config);
 const auth = openAuthenticator(config, store);
 const app = await buildApp(config, { store, auth });
 const s = samples(values.db);
@@ -55,6 +57,10 @@ for (const scenario of list) {
       const started = process.hrtime.bigint();
       const response = await app.inject(request(pass === 0 ? available - 1 - i : i));
       const took = Number(process.hrtime.bigint() - started) / 1e6;
+      // inject settles in microtasks: without a turn of the event loop, setImmediate work (the
+      // store's read batches, Fastify's and light-my-request's cleanups) would pile up as a
+      // server's never does.
+      await new Promise(setImmediate);
       if (response.statusCode >= 300) throw new Error(`${scenario.name}: ${response.statusCode} ${response.body.slice(0, 200)}`);
       if (pass === 1) {
         times[i] = took;
@@ -66,6 +72,12 @@ for (const scenario of list) {
   const mean = sorted.reduce((a, b) => a + b, 0) / count;
   process.stdout.write(`${scenario.name.padEnd(36)} ${String(count).padStart(5)} ${ms(mean)} ${ms(quantile(sorted, 0.5))} ${ms(quantile(sorted, 0.9))} ` +
     `${ms(quantile(sorted, 0.99))} ${ms(sorted[count - 1]!)}  ${decodeURIComponent(slowest.what).slice(0, 70)}\n`);
+  if (values.memory) {
+    const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
+    const m = process.memoryUsage();
+    process.stdout.write(`${''.padEnd(36)} memory: rss ${mib(m.rss)}, heap used ${mib(m.heapUsed)} of ${mib(m.heapTotal)}, ` +
+      `external ${mib(m.external)} (array buffers ${mib(m.arrayBuffers)}), peak rss ${mib(process.resourceUsage().maxRSS * 1024)}\n`);
+  }
 }
 await app.close();
 await auth.close();

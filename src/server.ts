@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import { buildApp } from './app.js';
 import { openStore } from './store/open-store.js';
+import type { CatalogStore } from './store/catalog-store.js';
 import { openAuthenticator } from './tokens/open.js';
 
 export interface RunningServer {
@@ -11,9 +12,21 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/**
+ * SQLite's page cache of a serving process. Searches run on the importer's search data in
+ * memory and fetch a page's rows by rid; rows missed here come from the OS page cache, which
+ * the workers share, so a larger private cache mostly adds to each worker's memory.
+ */
+const SERVING_CACHE_MIB = 16;
+
+/** The store as a serving process opens it (writable: access tokens record their last use). */
+export function openServingStore(config: Config): CatalogStore {
+  return openStore(config, { readonly: false, cacheMiB: SERVING_CACHE_MIB });
+}
+
 /** Opens the store, builds the app and listens; SIGTERM/SIGINT close it gracefully. */
 export async function startServer(config: Config, options: { handleSignals?: boolean } = {}): Promise<RunningServer> {
-  const store = openStore(config, { readonly: false });
+  const store = openServingStore(config);
   const auth = openAuthenticator(config, store);
   const app = await buildApp(config, { store, auth });
   auth.useLogger(app.log);

@@ -236,7 +236,24 @@ describe('ranked search: the shortcuts and the general plan agree', () => {
   });
 });
 
-describe('prefix search: in memory and the general plan agree', () => {
+describe('name order and prefix search: in memory and the general plan agree', () => {
+  test('lists without a query, deep pages, both directions, with and without filters', async () => {
+    const total = sql.prepare('SELECT count(*) FROM foods').pluck().get() as number;
+    const brand = sql.prepare('SELECT brand_id FROM foods GROUP BY brand_id ORDER BY count(*) DESC LIMIT 1').pluck().get() as string;
+    let shown = 0;
+    for (const offset of [0, 1, 999, 1000, 5000, total - 3, total, total + 10]) {
+      for (const order of [undefined, 'name:desc', 'rank:desc']) {
+        for (const filter of [{}, { region: 'us' }, { region: 'au' }, { brands: `!${brand}` }, { brands: brand }] as Record<string, string>[]) {
+          const raw: Record<string, string> = { limit: '20', offset: String(offset), ...filter };
+          if (order) raw['order'] = order;
+          shown += await agree(raw);
+        }
+      }
+    }
+    assert.ok(shown > 1000, `${shown} foods compared`);
+  });
+
+
   test('prefixes of real names, every order, several pages', async () => {
     const names = sql.prepare('SELECT name_key FROM foods ORDER BY rid').pluck().all() as string[];
     const next = walk(4242);

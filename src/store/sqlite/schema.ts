@@ -7,7 +7,7 @@ import { TOP_DDL, rebuildSearchData } from './search-data.js';
 /**
  * 2: precomputed first pages and postings of common words.
  * 3: postings of every word with the name-only lists, coded parts, food facts (search-data.ts).
- * 4: name lengths by place, for prefix search in memory (prefix-search.ts).
+ * 4: name lengths by place, for prefix search in memory (name-order.ts).
  */
 export const SCHEMA_VERSION = 4;
 

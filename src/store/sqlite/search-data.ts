@@ -16,7 +16,7 @@ import { TopFoods } from './word-search.js';
  *   list in full order, and the match count (`ranked_top`, `ranked_terms`): a one-word search
  *   on a common word is then one index range read instead of a pass over ~10^5 postings.
  * - Facts of every food the in-memory searches need (postings.ts, FoodFacts): place in name
- *   order, name length by place (prefix-search.ts), region, brand, category, tags.
+ *   order, name length by place (name-order.ts), region, brand, category, tags.
  */
 
 /** Pages reaching past this depth take the general plan (ranked-search.ts). */

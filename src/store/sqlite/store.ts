@@ -18,7 +18,7 @@ import { brandsQuery, categoriesQuery, foodsQuery, tagsQuery, type BuiltQuery } 
 import { ftsExpression } from './matching.js';
 import type { RecordRids } from './food-filters.js';
 import { SqliteWordIndex } from './word-index.js';
-import { prefixSearchPage } from './prefix-search.js';
+import { nameOrderPage } from './name-order.js';
 import {
   MATCH_COUNT, NAME_CANDIDATES, NAME_GROUP, RANKED_CANDIDATES, RANKED_CANDIDATES_ONE_WORD, RANKED_GROUP, RANKED_GROUP_ONE_WORD,
   RANKED_PAGE, TOP_PAGE, TOP_TERM, groupedSearchPage, nameSearchPage, rankedSearchPage, type Candidate, type RankedStatements, type TopLists,
@@ -130,8 +130,10 @@ class Dictionary implements FoodContext, FoodJsonContext, RecordRids {
 }
 
 export interface SqliteStoreOptions {
-  /** Open for reading only (serving); imports need a writable store. */
+  /** Open for reading only; imports need a writable store. */
   readonly readonly?: boolean;
+  /** SQLite's page cache, in MiB (default: 64 writable, 32 read-only). */
+  readonly cacheMiB?: number;
 }
 
 export class SqliteCatalogStore implements CatalogStore {
@@ -152,9 +154,9 @@ export class SqliteCatalogStore implements CatalogStore {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
-    // Serving reads through the OS page cache, so a smaller SQLite cache costs little; it also
+    // Reads go through the OS page cache, so a smaller SQLite cache costs little; it also
     // bounds the memory SQLite's sorter takes before spilling to temp files. Imports keep a larger one.
-    this.db.pragma(options.readonly ? 'cache_size = -32768' : 'cache_size = -65536');
+    this.db.pragma(`cache_size = ${-1024 * (options.cacheMiB ?? (options.readonly ? 32 : 64))}`);
     if (!options.readonly) migrate(this.db);
     this.stateStatement = this.db.prepare("SELECT key, value FROM meta WHERE key IN ('catalog_version', 'last_modified')");
     this.dataVersion = this.db.prepare<[], number>('PRAGMA data_version').pluck();
@@ -305,7 +307,7 @@ export class SqliteCatalogStore implements CatalogStore {
   /** The page's rows in order, with the dictionary of the version they were read in. */
   private foodPage(query: FoodQuery): { dictionary: Dictionary; total: number; rows: FoodRow[] } {
     const dictionary = this.current();
-    const { rids, total } = prefixSearchPage(query, this.wordIndex()?.prefixRun)
+    const { rids, total } = nameOrderPage(query, this.wordIndex()?.prefixRun)
       ?? rankedSearchPage(query, this.ranked) ?? groupedSearchPage(query, this.ranked) ?? this.generalPage(query);
     const byRid = new Map<number, FoodRow>();
     for (const row of this.foodsByRid.all(JSON.stringify(rids))) byRid.set(row.rid, row);

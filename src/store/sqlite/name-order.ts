@@ -3,17 +3,20 @@ import { matcher } from './matching.js';
 import type { FoodTest } from './word-search.js';
 
 /**
- * Prefix search (autocomplete) in memory, from the places the importer numbers foods by.
+ * Name-ordered lists and prefix search (autocomplete) in memory, from the places the importer
+ * numbers foods by, in (name_key, id) order.
  *
- * The foods whose name_key begins with a key are one run of places in (name_key, id) order,
- * found with two index seeks; its length is `total`. Within that run, the contract's order
- * (a name equal to the query first, then shorter names, then name order) is (name length,
- * place): a name of the key's length that begins with the key is the key. So a page is
- * picked with a histogram of name lengths over the run, without sorting it; the general
- * query sorts every name of the run (~10^5 for two letters at 1,000,000 foods).
+ * A list without a query is every place in order: a page at offset 500,000 is read off the
+ * array instead of walking half the name index. The foods whose name_key begins with a key are
+ * one run of places, found with two index seeks; its length is `total`. Within that run, the
+ * contract's order (a name equal to the query first, then shorter names, then name order) is
+ * (name length, place): a name of the key's length that begins with the key is the key. So a
+ * page is picked with a histogram of name lengths over the run, without sorting it; the
+ * general query sorts every name of the run (~10^5 for two letters at 1,000,000 foods).
+ * Filters the postings test in memory apply to every place visited.
  */
 
-/** Pages reaching deeper than this take the general query: the picked set would grow with the page. */
+/** Ranked prefix pages reaching deeper than this take the general query: the picked set grows with the page. */
 export const MAX_PREFIX_DEPTH = 1000;
 
 /** Foods in name order, as the prefix search reads them. */
@@ -36,16 +39,18 @@ export interface PrefixRun {
 }
 
 /** The page's rids and the total, or undefined when the query needs the general query. */
-export function prefixSearchPage(q: FoodQuery, run: PrefixRun | undefined): { rids: number[]; total: number } | undefined {
+export function nameOrderPage(q: FoodQuery, run: PrefixRun | undefined): { rids: number[]; total: number } | undefined {
   const m = matcher(q.match);
+  if ((m.kind !== 'prefix' && m.kind !== 'none') || run === undefined || q.grouping) return undefined;
   const depth = q.offset + q.limit;
-  if (m.kind !== 'prefix' || run === undefined || q.grouping || depth > MAX_PREFIX_DEPTH) return undefined;
+  const ranked = m.kind === 'prefix' && q.order.field === 'rank';
+  if (ranked && depth > MAX_PREFIX_DEPTH) return undefined;
   const accept = run.test(q);
   if (accept === 'sql') return undefined;
-  const from = run.firstPlaceFrom(m.key);
-  const to = run.firstPlaceFrom(m.upper);
+  const [from, to] = m.kind === 'none' ? [0, run.names.byPlace.length] : [run.firstPlaceFrom(m.key), run.firstPlaceFrom(m.upper)];
   const descending = q.order.direction === 'desc';
-  if (q.order.field !== 'rank') return inNameOrder(run.names, from, to, accept, q.offset, depth, descending);
+  // Without a query there is nothing to rank by: the general query orders by name too.
+  if (!ranked) return inNameOrder(run.names, from, to, accept, q.offset, depth, descending);
   return inRankOrder(run.names, from, to, accept, q.offset, depth, descending);
 }
 
