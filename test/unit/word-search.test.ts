@@ -1,6 +1,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodePostings, encodePostings, narrowIds, readIds, type FoodFacts } from '../../src/store/sqlite/postings.js';
+import { decodePostings, encodePostings, narrowIds, readIds, type FoodFacts, type WordPostings } from '../../src/store/sqlite/postings.js';
+import { countMatches, earlyTopMatches } from '../../src/store/sqlite/early-top.js';
+import { seededRandom } from '../../bench/random.js';
 import { forEachMatch, topMatches } from '../../src/store/sqlite/word-search.js';
 import { foodTest, type RecordRids } from '../../src/store/sqlite/food-filters.js';
 
@@ -101,5 +103,33 @@ describe('filters in memory', () => {
 
   test('classifications are strings: they need the SQL plan', () => {
     assert.equal(foodTest({ classifications: { values: ['x'], inverted: false } }, facts, rids), 'sql');
+  });
+});
+
+describe('early termination and counting (early-top.ts)', () => {
+  test('the same page and total as visiting every match, over random lists of every density', () => {
+    const random = seededRandom(2024);
+    const ridLimit = 4000;
+    const place = Uint32Array.from({ length: ridLimit }, (_, rid) => (rid * 7919) % ridLimit);
+    // Few distinct parts, as real words have: many ties, broken by place.
+    const list = (density: number): WordPostings => {
+      const parts = Array.from({ length: 1 + Math.floor(random() * 6) }, () => -Math.round(random() * 8) / 4);
+      const rows: [number, number, number][] = [];
+      for (let rid = 1; rid < ridLimit; rid++) {
+        if (random() < density) rows.push([rid, parts[Math.floor(random() * parts.length)]!, random() < 0.6 ? 1 : 0]);
+      }
+      return encodePostings(rows, rows.length);
+    };
+    let compared = 0;
+    for (let i = 0; i < 300; i++) {
+      const lists = Array.from({ length: 2 + (i % 2) }, () => list([0.005, 0.05, 0.3, 0.9][Math.floor(random() * 4)]!));
+      for (const depth of [1, 20, 200]) {
+        const all = topMatches(lists, undefined, depth, place);
+        assert.deepEqual(earlyTopMatches(lists, depth, place), all.rids, `case ${i}, depth ${depth}`);
+        assert.equal(countMatches(lists, ridLimit), all.total, `case ${i}`);
+        compared += all.rids.length;
+      }
+    }
+    assert.ok(compared > 10000, `${compared} foods compared`);
   });
 });

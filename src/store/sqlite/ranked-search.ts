@@ -4,6 +4,7 @@ import { ANYWHERE, IN_NAME, type PostingList, type WordPostings } from './postin
 import { hasFoodFilter } from './queries.js';
 import { TOP_DEPTH } from './search-data.js';
 import { groupedByBrand, topMatches, type FoodTest } from './word-search.js';
+import { countMatches, earlyTopMatches } from './early-top.js';
 
 /**
  * Which plan answers a ranked search, and the plans that do not need the general query.
@@ -149,6 +150,15 @@ export function groupedSearchPage(q: FoodQuery, run: RankedStatements): { rids: 
   return groupedByBrand(lists, accept, g.limit, q, { place: words.place, ...words.brandFacts });
 }
 
+/**
+ * Several words without a filter: the page by early termination and the total by counting
+ * (early-top.ts); otherwise every match is visited and scored (word-search.ts).
+ */
+function rankInMemory(lists: readonly WordPostings[], accept: FoodTest, depth: number, place: Uint32Array): { rids: number[]; total: number } {
+  if (accept !== undefined || lists.length < 2) return topMatches(lists, accept, depth, place);
+  return { rids: earlyTopMatches(lists, depth, place), total: countMatches(lists, place.length) };
+}
+
 /** The page's rids and the total, or undefined when the query needs the general plan. */
 export function rankedSearchPage(q: FoodQuery, run: RankedStatements): { rids: number[]; total: number } | undefined {
   const m = matcher(q.match);
@@ -164,7 +174,7 @@ export function rankedSearchPage(q: FoodQuery, run: RankedStatements): { rids: n
       if (stored) return { rids: run.top!.page(ANYWHERE, word!, q.offset, depth), total: stored.matches };
       const lists = listsOf(words, m.tokens, ANYWHERE);
       if (lists === undefined) return { rids: [], total: 0 };
-      const { rids, total } = topMatches(lists, accept, depth, words.place);
+      const { rids, total } = rankInMemory(lists, accept, depth, words.place);
       return { rids: rids.slice(q.offset), total };
     }
   }
@@ -202,7 +212,7 @@ export function nameSearchPage(words: readonly string[], expression: string, lim
   if (word !== undefined && limit <= MAX_DEPTH && run.top?.term(word)) return run.top.page(IN_NAME, word, 0, limit);
   if (run.words) {
     const lists = listsOf(run.words, words, IN_NAME);
-    return lists === undefined ? [] : topMatches(lists, undefined, limit, run.words.place).rids;
+    return lists === undefined ? [] : rankInMemory(lists, undefined, limit, run.words.place).rids;
   }
   return exactTop(run.names(expression, limit + SLACK), limit, {
     page: (json, n, offset) => run.page(json, n, offset),

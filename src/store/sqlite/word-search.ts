@@ -30,6 +30,19 @@ export class TopFoods {
 
   constructor(private readonly depth: number, private readonly place: Uint32Array) {}
 
+  /** Whether `depth` foods are kept: then the worst of them is the one a newcomer must beat. */
+  get full(): boolean {
+    return this.depth > 0 && this.rids.length === this.depth;
+  }
+
+  get worstTier(): number {
+    return this.tiers[0]!;
+  }
+
+  get worstScore(): number {
+    return this.scores[0]!;
+  }
+
   /** a ranks after b (is worse). */
   private worse(a: number, b: number): boolean {
     return ranksBefore(this.tiers[b]!, this.scores[b]!, this.places[b]!, this.tiers[a]!, this.scores[a]!, this.places[a]!);
@@ -100,7 +113,7 @@ export class TopFoods {
 }
 
 /** The first index at or after `from` whose rid is >= `rid` (galloping, then binary search). */
-function seek(rids: Uint32Array, from: number, rid: number): number {
+export function seek(rids: Uint32Array, from: number, rid: number): number {
   let step = 1;
   let lo = from;
   let hi = from;
@@ -116,6 +129,23 @@ function seek(rids: Uint32Array, from: number, rid: number): number {
     else hi = mid;
   }
   return lo;
+}
+
+/** A match's bm25, `at[i]` its index in `lists[i]`: FTS5 adds each word's part to 0.0 in query order and negates; the same doubles here. */
+export function matchScore(lists: readonly WordPostings[], at: readonly number[]): number {
+  let sum = 0;
+  for (let i = 0; i < lists.length; i++) {
+    const list = lists[i]!;
+    sum += -list.parts[list.codes[at[i]!]! >>> 1]!;
+  }
+  return -sum;
+}
+
+/** 1 when every word is in the match's name (each code's low bit), else 0. */
+export function matchTier(lists: readonly WordPostings[], at: readonly number[]): number {
+  let tier = 1;
+  for (let i = 0; i < lists.length; i++) tier &= lists[i]!.codes[at[i]!]!;
+  return tier;
 }
 
 /**
@@ -145,16 +175,7 @@ export function forEachMatch(
     }
     if (accept !== undefined && !accept(rid)) continue;
     total++;
-    // FTS5 adds each word's part to 0.0 in query order and negates: the same doubles here.
-    let sum = 0;
-    let tier = 1;
-    for (let i = 0; i < lists.length; i++) {
-      const list = lists[i]!;
-      const code = list.codes[at[i]!]!;
-      sum += -list.parts[code >>> 1]!;
-      tier &= code;
-    }
-    visit(rid, tier, -sum);
+    visit(rid, matchTier(lists, at), matchScore(lists, at));
   }
   return total;
 }
