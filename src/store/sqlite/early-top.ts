@@ -33,7 +33,6 @@ interface Derived {
   bitmap?: RidBitmap | undefined;
   /** Indexes into `rids`, by the word's part, best (lowest) first. */
   byPart?: Uint32Array;
-  bestPart?: number;
 }
 
 const derived = new WeakMap<WordPostings, Derived>();
@@ -72,7 +71,7 @@ function bitmapOf(p: WordPostings, ridLimit: number): RidBitmap | undefined {
 }
 
 /** The list's entries in part order (a counting sort over the word's few distinct parts). */
-function byPartOf(p: WordPostings): { order: Uint32Array; bestPart: number } {
+function byPartOf(p: WordPostings): Uint32Array {
   const d = derivedOf(p);
   if (d.byPart === undefined) {
     const rank = Array.from(p.parts.keys()).sort((a, b) => p.parts[a]! - p.parts[b]!);
@@ -84,9 +83,8 @@ function byPartOf(p: WordPostings): { order: Uint32Array; bestPart: number } {
     const order = new Uint32Array(p.rids.length);
     for (let i = 0; i < p.codes.length; i++) order[start[position[p.codes[i]! >>> 1]!]!++] = i;
     d.byPart = order;
-    d.bestPart = rank.length > 0 ? p.parts[rank[0]!]! : 0;
   }
-  return { order: d.byPart, bestPart: d.bestPart! };
+  return d.byPart;
 }
 
 /** A rid's index in the list, or -1: a bit test and a rank for a bitmap, a binary search otherwise. */
@@ -162,41 +160,43 @@ const BOUND_SLACK = 1e-9;
 
 /**
  * The first `depth` rids of the full order among the foods having every word, the same as
- * `topMatches` without a filter.
+ * `topMatches` without a filter. Every list is read in part order, one entry of each in turn
+ * (the threshold algorithm): a food read for the first time is looked up in the other lists and
+ * scored. A food not yet read has, in every list, a part no better than that list's next one,
+ * so it scores no better than their sum: once the kept page's worst food is in the name tier
+ * and beats that sum, the page is final.
  */
 export function earlyTopMatches(lists: readonly WordPostings[], depth: number, place: Uint32Array): number[] {
   const ridLimit = place.length;
   const top = new TopFoods(depth, place);
   if (lists.length === 0 || depth === 0) return [];
-  const d = lists.reduce((best, p, i) => (p.rids.length < lists[best]!.rids.length ? i : best), 0);
-  const driver = lists[d]!;
-  const { order } = byPartOf(driver);
-  let bestOthers = 0;
-  for (let i = 0; i < lists.length; i++) if (i !== d) bestOthers += byPartOf(lists[i]!).bestPart;
-  const locate = lists.map((p, i) => (i === d ? undefined : locator(p, ridLimit)));
+  const orders = lists.map((p) => byPartOf(p));
+  const locate = lists.map((p) => locator(p, ridLimit));
+  const cursor = new Array<number>(lists.length).fill(0);
   const at = new Array<number>(lists.length).fill(0);
-  for (let k = 0; k < order.length; k++) {
-    const index = order[k]!;
-    if (top.full) {
-      const bound = driver.parts[driver.codes[index]! >>> 1]! + bestOthers;
-      if (top.worstTier === 1 && top.worstScore < bound - BOUND_SLACK * Math.max(1, Math.abs(bound))) break;
-    }
-    const rid = driver.rids[index]!;
-    let missing = false;
+  // Only foods having every word are kept: the others are looked up again if read again.
+  const kept = new Set<number>();
+  for (;;) {
+    let bound = 0;
     for (let i = 0; i < lists.length; i++) {
-      if (i === d) {
-        at[i] = index;
-        continue;
-      }
-      const j = locate[i]!(rid);
-      if (j < 0) {
-        missing = true;
-        break;
-      }
-      at[i] = j;
+      // A list read to its end: every food having all the words has been read from it.
+      if (cursor[i] === orders[i]!.length) return top.sorted();
+      const list = lists[i]!;
+      bound += list.parts[list.codes[orders[i]![cursor[i]!]!]! >>> 1]!;
     }
-    if (missing) continue;
-    top.add(rid, matchTier(lists, at), matchScore(lists, at));
+    if (top.full && top.worstTier === 1 && top.worstScore < bound - BOUND_SLACK * Math.max(1, Math.abs(bound))) return top.sorted();
+    for (let i = 0; i < lists.length; i++) {
+      const index = orders[i]![cursor[i]!++]!;
+      const rid = lists[i]!.rids[index]!;
+      if (kept.has(rid)) continue;
+      let missing = false;
+      for (let j = 0; j < lists.length && !missing; j++) {
+        at[j] = j === i ? index : locate[j]!(rid);
+        missing = at[j]! < 0;
+      }
+      if (missing) continue;
+      kept.add(rid);
+      top.add(rid, matchTier(lists, at), matchScore(lists, at));
+    }
   }
-  return top.sorted();
 }

@@ -151,11 +151,18 @@ export function groupedSearchPage(q: FoodQuery, run: RankedStatements): { rids: 
 }
 
 /**
- * Several words without a filter: the page by early termination and the total by counting
- * (early-top.ts); otherwise every match is visited and scored (word-search.ts).
+ * Below this many foods for the rarest word, visiting every match in rid order (sequential
+ * reads, galloping) costs less than reading the lists in part order with a lookup per food.
+ */
+const EARLY_MIN_MATCHES = 20_000;
+
+/**
+ * Several common words without a filter: the page by early termination and the total by
+ * counting (early-top.ts); otherwise every match is visited and scored (word-search.ts).
  */
 function rankInMemory(lists: readonly WordPostings[], accept: FoodTest, depth: number, place: Uint32Array): { rids: number[]; total: number } {
-  if (accept !== undefined || lists.length < 2) return topMatches(lists, accept, depth, place);
+  const shortest = Math.min(...lists.map((p) => p.rids.length));
+  if (accept !== undefined || lists.length < 2 || shortest <= EARLY_MIN_MATCHES) return topMatches(lists, accept, depth, place);
   return { rids: earlyTopMatches(lists, depth, place), total: countMatches(lists, place.length) };
 }
 
