@@ -27,6 +27,7 @@ export function openServingStore(config: Config): CatalogStore {
 /** Opens the store, builds the app and listens; SIGTERM/SIGINT close it gracefully. */
 export async function startServer(config: Config, options: { handleSignals?: boolean } = {}): Promise<RunningServer> {
   const store = openServingStore(config);
+  await store.warm();
   const auth = openAuthenticator(config, store);
   const app = await buildApp(config, { store, auth });
   auth.useLogger(app.log);

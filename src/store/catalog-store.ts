@@ -119,6 +119,11 @@ export interface NameSearchHit {
 export interface CatalogReader {
   /** Version and last change of the whole catalogue. */
   state(): Promise<CatalogState>;
+  /**
+   * Loads what the first requests would otherwise wait for (lookup tables, search data), so a
+   * server pays it before it listens.
+   */
+  warm(): Promise<void>;
   /** A food by its foodId or by its current revisionId (case-insensitive). */
   food(idOrRevision: string): Promise<Stamped<Food> | undefined>;
   /**

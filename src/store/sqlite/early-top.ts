@@ -111,6 +111,12 @@ function locator(p: WordPostings, ridLimit: number): (rid: number) => number {
   };
 }
 
+/** Builds a list's bitmap and part order now (a server warming up) rather than at its first search. */
+export function prepareForEarlyTop(p: WordPostings, ridLimit: number): void {
+  bitmapOf(p, ridLimit);
+  byPartOf(p);
+}
+
 /** How many foods have every word (rids below `ridLimit`). */
 export function countMatches(lists: readonly WordPostings[], ridLimit: number): number {
   if (lists.length === 0) return 0;

@@ -247,6 +247,12 @@ export class SqliteCatalogStore implements CatalogStore {
     return Promise.resolve(this.current().state);
   }
 
+  /** ~0.5 s at 1,000,000 foods: the dictionary, the food facts and the name places. */
+  warm(): Promise<void> {
+    this.wordIndex()?.load();
+    return Promise.resolve();
+  }
+
   /** A food's row by foodId or current revisionId, with the dictionary to complete it. */
   private foodRow(idOrRevision: string): { row: FoodRow; dictionary: Dictionary } | undefined {
     if (!isUuid(idOrRevision)) return undefined;
