@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 
 /** Every setting, typed and frozen; each has a flag and an environment variable (contract C1). */
@@ -12,7 +13,7 @@ export interface Config {
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Honour X-Forwarded-For / -Host / -Proto (only behind a trusted proxy). */
   readonly trustProxy: boolean;
-  /** Server processes sharing the port (node:cluster). */
+  /** Server processes sharing the port (node:cluster); default one per CPU with REDIS_URL, else 1. */
   readonly workers: number;
 }
 
@@ -48,7 +49,8 @@ export function loadConfig(flags: Flags = {}, env: NodeJS.ProcessEnv = process.e
   const databaseUrl = pick(flags, 'database-url', env, 'DATABASE_URL');
   const redisUrl = pick(flags, 'redis-url', env, 'REDIS_URL');
   const trustProxyFlag = flags['trust-proxy'];
-  const workersText = pick(flags, 'workers', env, 'FOODLOOKUP_WORKERS') ?? '1';
+  // One process per CPU, unless quotas would then be counted per process (no shared Redis).
+  const workersText = pick(flags, 'workers', env, 'FOODLOOKUP_WORKERS') ?? String(redisUrl ? Math.min(64, availableParallelism()) : 1);
   if (!/^\d{1,2}$/.test(workersText) || Number(workersText) < 1 || Number(workersText) > 64) {
     throw new ConfigError(`workers must be 1–64, got '${workersText}'`);
   }

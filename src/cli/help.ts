@@ -11,8 +11,9 @@ Options (each with its environment variable):
   --host H             address to listen on (HOST, default 127.0.0.1)
   --port N             port (PORT, default 8080; 0 picks a free one)
   --trust-proxy        honour X-Forwarded-For/-Host/-Proto (FOODLOOKUP_TRUST_PROXY)
-  --workers N          server processes sharing the port (FOODLOOKUP_WORKERS, default 1);
-                       with N > 1 set REDIS_URL, or each process counts quotas on its own
+  --workers N          server processes sharing the port (FOODLOOKUP_WORKERS; default one
+                       per CPU with REDIS_URL, else 1: without Redis each process would
+                       count quotas on its own)
 Also: FOODLOOKUP_TOKENS (comma-separated tokens accepted without limits), REDIS_URL, LOG_LEVEL.
 `;
 
