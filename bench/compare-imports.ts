@@ -22,6 +22,7 @@
  */
 import Database from 'better-sqlite3';
 import type { Database as Db } from 'better-sqlite3';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const TIME_COLUMNS: ReadonlySet<string> = new Set(['updated_at']);
@@ -181,6 +182,40 @@ function compareFts(a: Db, b: Db, table: string, queries: number, out: Differenc
   return asked;
 }
 
+export interface Comparison {
+  /** Differences found (the first few described in `list`). */
+  readonly count: number;
+  readonly list: readonly string[];
+  /** What was compared, a line per table. */
+  readonly log: readonly string[];
+}
+
+/** Compares two catalogue databases, opened read-only; `queries` terms are asked per FTS table. */
+export function compareDatabases(pathA: string, pathB: string, queries = 400): Comparison {
+  const a = new Database(pathA, { readonly: true });
+  const b = new Database(pathB, { readonly: true });
+  try {
+    const out = new Differences();
+    const times = new TimeMap();
+    const log: string[] = [];
+    compareSchema(a, b, out);
+    const tablesA = ordinaryTables(a);
+    const namesB = ordinaryTables(b).map((t) => t.name).join(',');
+    if (tablesA.map((t) => t.name).join(',') !== namesB) out.add(`tables differ: ${tablesA.map((t) => t.name).join(',')} / ${namesB}`);
+    for (const table of tablesA) {
+      const started = performance.now();
+      const rows = compareTable(a, b, table, times, out);
+      log.push(`${table.name}: ${rows} rows (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+    }
+    for (const table of ftsTables(a)) log.push(`${table}: vocabulary and ${compareFts(a, b, table, queries, out)} MATCH queries`);
+    log.push(`time values mapped one to one: ${times.size}`);
+    return { count: out.count, list: out.list, log };
+  } finally {
+    a.close();
+    b.close();
+  }
+}
+
 function main(): number {
   const { values, positionals } = parseArgs({ allowPositionals: true, options: { queries: { type: 'string', default: '400' } } });
   const [pathA, pathB] = positionals;
@@ -188,32 +223,15 @@ function main(): number {
     process.stderr.write('usage: node dist/bench/compare-imports.js A.db B.db [--queries 400]\n');
     return 2;
   }
-  const a = new Database(pathA, { readonly: true });
-  const b = new Database(pathB, { readonly: true });
-  const out = new Differences();
-  const times = new TimeMap();
-  compareSchema(a, b, out);
-  const tablesA = ordinaryTables(a);
-  const namesB = ordinaryTables(b).map((t) => t.name).join(',');
-  if (tablesA.map((t) => t.name).join(',') !== namesB) out.add(`tables differ: ${tablesA.map((t) => t.name).join(',')} / ${namesB}`);
-  for (const table of tablesA) {
-    const started = performance.now();
-    const rows = compareTable(a, b, table, times, out);
-    process.stdout.write(`${table.name}: ${rows} rows (${((performance.now() - started) / 1000).toFixed(1)} s)\n`);
-  }
-  for (const table of ftsTables(a)) {
-    const asked = compareFts(a, b, table, Number(values.queries), out);
-    process.stdout.write(`${table}: vocabulary and ${asked} MATCH queries\n`);
-  }
-  process.stdout.write(`time values mapped one to one: ${times.size}\n`);
-  a.close();
-  b.close();
-  if (out.count === 0) {
+  const result = compareDatabases(pathA, pathB, Number(values.queries));
+  process.stdout.write(`${result.log.join('\n')}\n`);
+  if (result.count === 0) {
     process.stdout.write('equal\n');
     return 0;
   }
-  process.stdout.write(`${out.count} differences:\n  ${out.list.join('\n  ')}\n`);
+  process.stdout.write(`${result.count} differences:\n  ${result.list.join('\n  ')}\n`);
   return 1;
 }
 
-process.exitCode = main();
+// Tests import compareDatabases; only a run as a program compares its arguments.
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) process.exitCode = main();
