@@ -166,3 +166,41 @@ describe('bulk import (secondary indexes dropped and rebuilt)', () => {
     });
   }
 });
+
+describe('whole-catalogue rules broken by many foods at once', () => {
+  test('each rule lists its first 20 foods in catalogue order, then says there are more; rules in their order', async () => {
+    const brand = (n: number, region: string): string => JSON.stringify({ kind: 'brand', id: u(n), name: `Brand ${n}`, region });
+    const categories = [
+      JSON.stringify({ kind: 'category', id: u(10), name: 'top', region: 'us' }),
+      JSON.stringify({ kind: 'category', id: u(11), name: 'leaf one', region: 'us', parent: u(10) }),
+      JSON.stringify({ kind: 'category', id: u(12), name: 'leaf two', region: 'us', parent: u(10) }),
+    ];
+    const foods = Array.from({ length: 60 }, (_, i) => JSON.stringify({
+      kind: 'food', foodId: u(1000 + i), region: 'us', brand: u(1 + (i % 2)), category: u(i % 3 ? 11 : 12), tags: [u(20)],
+      name: `food ${i}`, servings: [{ name: '100 g', scale: 1, type: 'mass' }],
+    }));
+    const target = join(dir, 'many-problems.db');
+    await importWith(target, writeJsonl('many-1.jsonl', [brand(1, 'us'), brand(2, 'us'), ...categories,
+      JSON.stringify({ kind: 'tag', id: u(20), name: 'tag' }), ...foods]), PLAIN);
+    // Brand 1 moves to au, leaf one gets a child, brand 2 and the tag are left out of a --replace.
+    const next = writeJsonl('many-2.jsonl', [brand(1, 'au'), ...categories,
+      JSON.stringify({ kind: 'category', id: u(13), name: 'under a leaf', region: 'us', parent: u(11) }), ...foods]);
+    const result = await runCli(['import', 'catalog', next, '--db', target, '--replace'], PLAIN);
+    assert.equal(result.code, 1, result.stderr);
+    const lines = result.stderr.trim().split('\n').slice(1).map((line) => line.trim());
+    const expected = (rule: string, foodsOf: (i: number) => boolean): string[] => {
+      const ids = Array.from({ length: 60 }, (_, i) => i).filter(foodsOf).map((i) => u(1000 + i));
+      return [...ids.slice(0, 20).map((id) => `${id} ${rule}`), '… and more of the same kind'];
+    };
+    const shown = lines.map((line) => {
+      const match = /^food (\S+) \(many-2\.jsonl:\d+\): (category \S+ is not a leaf|brand \S+ does not exist|brand \S+ is now in region|tag \S+ does not exist)/.exec(line);
+      return match ? `${match[1]} ${match[2]!.replace(/ \S+ /, ' ')}` : line;
+    });
+    assert.deepEqual(shown, [
+      ...expected('category is not a leaf', (i) => i % 3 !== 0),
+      ...expected('brand does not exist', (i) => i % 2 === 1),
+      ...expected('brand is now in region', (i) => i % 2 === 0),
+      ...expected('tag does not exist', () => true),
+    ]);
+  });
+});
