@@ -24,6 +24,9 @@ export function bulkMinFoods(): number {
   return Number.isInteger(n) && n >= 0 ? n : 20_000;
 }
 
+/** The page cache (and so the sorter's memory) while dropped indexes are built, in KiB. */
+const INDEX_BUILD_CACHE_KIB = 8192;
+
 /** At most this many problems of one kind are listed; the rest are counted. */
 const PROBLEM_SAMPLE = 20;
 
@@ -301,7 +304,18 @@ export class SqliteImport implements ImportTransaction {
   }
 
   private restoreIndexes(): void {
-    for (const { sql } of this.droppedIndexes) this.db.exec(sql);
+    if (this.droppedIndexes.length === 0) return;
+    // SQLite's sorter may hold as much memory as the page cache is allowed, in fresh allocations
+    // on top of the cache's own: a small cache while the indexes are built keeps the import's
+    // peak memory where it was without the sort. The sorter then merges runs from temp files; the
+    // build reads the table and appends to the index in order, which needs no cache to speak of.
+    const cache = this.db.pragma('cache_size', { simple: true }) as number;
+    this.db.pragma(`cache_size = -${INDEX_BUILD_CACHE_KIB}`);
+    try {
+      for (const { sql } of this.droppedIndexes) this.db.exec(sql);
+    } finally {
+      this.db.pragma(`cache_size = ${cache}`);
+    }
     this.droppedIndexes = [];
   }
 
