@@ -31,7 +31,8 @@ export async function* readLines(
   let pendingBytes = 0;
   let number = 0;
   const decode = (parts: Buffer[]): string => {
-    const text = Buffer.concat(parts).toString(encoding);
+    // Buffer.concat copies even one part, and almost every line is one part.
+    const text = (parts.length === 1 ? parts[0]! : Buffer.concat(parts)).toString(encoding);
     return text.endsWith('\r') ? text.slice(0, -1) : text;
   };
   for await (const chunk of input as AsyncIterable<Buffer>) {

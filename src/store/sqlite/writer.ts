@@ -11,6 +11,22 @@ type PutRecord = Exclude<CatalogRecord, { kind: 'invalid' | 'skipped' }>;
 
 const GENERIC_IDS: ReadonlySet<string> = new Set(Object.values(GENERIC_BRAND_IDS));
 
+/**
+ * An import that writes this many foods, and at least a quarter as many as the catalogue held,
+ * drops the foods' secondary indexes and builds them again before the checks: CREATE INDEX
+ * sorts once, where each written food cost a random-order insert into five B-trees that at a
+ * million foods no longer fit the cache. The unique indexes stay: the record phase looks foods
+ * up by id and revision, and a UNIQUE constraint's index cannot be dropped.
+ */
+export function bulkMinFoods(): number {
+  const raw = process.env['FOODLOOKUP_IMPORT_BULK_MIN'];
+  const n = raw === undefined ? NaN : Number(raw);
+  return Number.isInteger(n) && n >= 0 ? n : 20_000;
+}
+
+/** The page cache (and so the sorter's memory) while dropped indexes are built, in KiB. */
+const INDEX_BUILD_CACHE_KIB = 8192;
+
 /** At most this many problems of one kind are listed; the rest are counted. */
 const PROBLEM_SAMPLE = 20;
 
@@ -26,6 +42,35 @@ function foodBody(food: CatalogFood): string {
     upcs: food.upcs,
     nutrients: food.nutrients,
   });
+}
+
+interface BrandLookup { rid: number; name: string; region: string }
+interface CategoryLookup { rid: number; name: string; region: string; parent_id: string | null }
+interface TagLookup { rid: number; name: string }
+
+/**
+ * Rows by id as this transaction sees them, read once: every food names a brand, a category
+ * and its tags, and a statement per name was a fifth of the record phase. Writers of this
+ * import call `forget` so the next read sees their write; nothing else writes meanwhile.
+ * Holds one entry per distinct id asked about, never per food.
+ */
+class RowCache<T> {
+  private readonly rows = new Map<string, T | null>();
+
+  constructor(private readonly read: (id: string) => T | undefined) {}
+
+  get(id: string): T | undefined {
+    let row = this.rows.get(id);
+    if (row === undefined) {
+      row = this.read(id) ?? null;
+      this.rows.set(id, row);
+    }
+    return row ?? undefined;
+  }
+
+  forget(id: string): void {
+    this.rows.delete(id);
+  }
 }
 
 interface CategoryRow {
@@ -51,8 +96,20 @@ export class SqliteImport implements ImportTransaction {
   private treeChanged = false;
   private readonly changedTags = new Set<string>();
   private changedFoods = 0;
+  /** Foods added or changed by put: decides when the secondary indexes go (bulkMinFoods). */
+  private writtenFoods = 0;
+  /** Foods inserted by this import: all stamped with `now`. */
+  private addedFoods = 0;
+  private readonly bulkAt: number;
+  /** The foods' secondary indexes this import dropped, to be built again by the same SQL. */
+  private droppedIndexes: { name: string; sql: string }[] = [];
   private open = true;
   private readonly s: Record<string, Statement>;
+  private readonly brands: RowCache<BrandLookup>;
+  private readonly categories: RowCache<CategoryLookup>;
+  private readonly tags: RowCache<TagLookup>;
+  /** Whether a category has a child, by id. */
+  private readonly hasChild: RowCache<true>;
 
   constructor(
     private readonly db: Database,
@@ -61,11 +118,14 @@ export class SqliteImport implements ImportTransaction {
     private readonly onCommit: () => void = () => undefined,
   ) {
     db.exec('BEGIN IMMEDIATE');
-    db.exec(`CREATE TEMP TABLE IF NOT EXISTS import_seen (
-      kind TEXT NOT NULL, id TEXT NOT NULL, source TEXT NOT NULL, PRIMARY KEY (kind, id)) WITHOUT ROWID`);
+    // Appended in file order, indexed only when asked (sourceOf, --replace): a keyed table took a
+    // random-order B-tree insert per record, which at a million records spilled the temp cache.
+    // A record listed twice has two rows; the later one is its source, as an upsert kept it before.
+    db.exec(`CREATE TEMP TABLE IF NOT EXISTS import_seen (kind TEXT NOT NULL, id TEXT NOT NULL, source TEXT NOT NULL)`);
+    db.exec('DROP INDEX IF EXISTS temp.import_seen_id');
     db.exec('DELETE FROM temp.import_seen');
     this.s = {
-      seen: db.prepare('INSERT OR REPLACE INTO temp.import_seen (kind, id, source) VALUES (?, ?, ?)'),
+      seen: db.prepare('INSERT INTO temp.import_seen (kind, id, source) VALUES (?, ?, ?)'),
       brandGet: db.prepare('SELECT rid, name, region FROM brands WHERE id = ?'),
       brandIns: db.prepare('INSERT INTO brands (id, name, name_key, region, updated_at) VALUES (?, ?, ?, ?, ?)'),
       brandUpd: db.prepare('UPDATE brands SET name = ?, name_key = ?, region = ?, updated_at = ? WHERE rid = ?'),
@@ -96,6 +156,12 @@ export class SqliteImport implements ImportTransaction {
       foodTagsDel: db.prepare('DELETE FROM food_tags WHERE food_rid = ?'),
       foodTagsIns: db.prepare('INSERT INTO food_tags (tag_id, food_rid) VALUES (?, ?)'),
     };
+    const foods = (db.prepare('SELECT max(rid) FROM foods').pluck().get() as number | null) ?? 0;
+    this.bulkAt = Math.max(bulkMinFoods(), Math.ceil(foods / 4));
+    this.brands = new RowCache((id) => this.s['brandGet']!.get(id) as BrandLookup | undefined);
+    this.categories = new RowCache((id) => this.s['catGet']!.get(id) as CategoryLookup | undefined);
+    this.tags = new RowCache((id) => this.s['tagGet']!.get(id) as TagLookup | undefined);
+    this.hasChild = new RowCache((id) => (this.s['catHasChild']!.get(id) ? true : undefined));
   }
 
   put(record: PutRecord): Promise<PutOutcome> {
@@ -121,13 +187,14 @@ export class SqliteImport implements ImportTransaction {
   }
 
   private putBrand(brand: CatalogBrand): PutOutcome {
-    const row = this.s['brandGet']!.get(brand.id) as { rid: number; name: string; region: string } | undefined;
+    const row = this.brands.get(brand.id);
     if (GENERIC_IDS.has(brand.id) && (brand.name !== GENERIC_BRAND_NAME || GENERIC_BRAND_IDS[brand.region] !== brand.id)) {
       throw new RecordRejected(`brand ${brand.id} is the generic '${GENERIC_BRAND_NAME}' brand of its region: it may be listed only unchanged`);
     }
     if (row && row.name === brand.name && row.region === brand.region) return 'unchanged';
     const key = fold(brand.name);
     this.changedBrands.add(brand.id);
+    this.brands.forget(brand.id);
     if (!row) {
       const { lastInsertRowid } = this.s['brandIns']!.run(brand.id, brand.name, key, brand.region, this.now);
       this.s['brandFtsIns']!.run(lastInsertRowid, key);
@@ -141,14 +208,15 @@ export class SqliteImport implements ImportTransaction {
   }
 
   private putCategory(category: CatalogCategory): PutOutcome {
-    const row = this.s['catGet']!.get(category.id) as
-      | { rid: number; name: string; region: string; parent_id: string | null }
-      | undefined;
+    const row = this.categories.get(category.id);
     const parent = category.parent ?? null;
     if (row && row.name === category.name && row.region === category.region && row.parent_id === parent) return 'unchanged';
     const key = fold(category.name);
     this.changedCategories.add(category.id);
     this.treeChanged = true;
+    this.categories.forget(category.id);
+    if (row?.parent_id != null) this.hasChild.forget(row.parent_id);
+    if (parent !== null) this.hasChild.forget(parent);
     if (!row) {
       const { lastInsertRowid } = this.s['catIns']!.run(category.id, category.name, key, category.region, parent, this.now);
       this.s['catFtsIns']!.run(lastInsertRowid, key);
@@ -161,10 +229,11 @@ export class SqliteImport implements ImportTransaction {
   }
 
   private putTag(tag: CatalogTag): PutOutcome {
-    const row = this.s['tagGet']!.get(tag.id) as { rid: number; name: string } | undefined;
+    const row = this.tags.get(tag.id);
     if (row && row.name === tag.name) return 'unchanged';
     const key = fold(tag.name);
     this.changedTags.add(tag.id);
+    this.tags.forget(tag.id);
     if (!row) {
       const { lastInsertRowid } = this.s['tagIns']!.run(tag.id, tag.name, key, this.now);
       this.s['tagFtsIns']!.run(lastInsertRowid, key);
@@ -182,21 +251,21 @@ export class SqliteImport implements ImportTransaction {
     const row = this.s['foodGet']!.get(food.foodId) as { rid: number; revision_id: string; content_hash: string } | undefined;
     if (row && row.revision_id === revision && row.content_hash === contentHash) return 'unchanged';
 
-    const brand = this.s['brandGet']!.get(food.brand) as { name: string; region: string } | undefined;
+    const brand = this.brands.get(food.brand);
     if (!brand) {
       throw new RecordRejected(`brand ${food.brand} does not exist (a brand must come before the foods that use it, or already be in the catalogue)`);
     }
     if (brand.region !== food.region) throw new RecordRejected(`brand ${food.brand} is in region ${brand.region}, the food in ${food.region}`);
-    const category = this.s['catGet']!.get(food.category) as { region: string } | undefined;
+    const category = this.categories.get(food.category);
     if (!category) {
       throw new RecordRejected(`category ${food.category} does not exist (a category must come before the foods in it, or already be in the catalogue)`);
     }
     if (category.region !== food.region) {
       throw new RecordRejected(`category ${food.category} is in region ${category.region}, the food in ${food.region}`);
     }
-    if (this.s['catHasChild']!.get(food.category)) throw new RecordRejected(`category ${food.category} is not a leaf: it has child categories`);
+    if (this.hasChild.get(food.category)) throw new RecordRejected(`category ${food.category} is not a leaf: it has child categories`);
     for (const tag of food.tags) {
-      if (!this.s['tagGet']!.get(tag)) throw new RecordRejected(`tag ${tag} does not exist (a tag must come before the foods that carry it)`);
+      if (!this.tags.get(tag)) throw new RecordRejected(`tag ${tag} does not exist (a tag must come before the foods that carry it)`);
     }
     // A derived revision covers the foodId, so only a given one can clash with another food's.
     const clash = food.revisionId ? (this.s['foodByRevision']!.get(revision, food.foodId) as { id: string } | undefined) : undefined;
@@ -214,6 +283,7 @@ export class SqliteImport implements ImportTransaction {
       this.s['foodTagsDel']!.run(rid);
     } else {
       rid = this.s['foodIns']!.run(food.foodId, ...columns).lastInsertRowid;
+      this.addedFoods++;
     }
     this.s['foodFtsIns']!.run(
       rid, fold(food.name), fold(brand.name), fold(food.classification),
@@ -221,19 +291,51 @@ export class SqliteImport implements ImportTransaction {
     );
     for (const tag of food.tags) this.s['foodTagsIns']!.run(tag, rid);
     this.changedFoods++;
+    if (++this.writtenFoods === this.bulkAt) this.dropIndexes();
     return row ? 'changed' : 'added';
+  }
+
+  /** Inside the import's transaction, so a rollback brings them back as they were. */
+  private dropIndexes(): void {
+    this.droppedIndexes = this.db
+      .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'foods' AND sql IS NOT NULL ORDER BY name")
+      .all() as { name: string; sql: string }[];
+    for (const { name } of this.droppedIndexes) this.db.exec(`DROP INDEX "${name.replace(/"/g, '""')}"`);
+  }
+
+  private restoreIndexes(): void {
+    if (this.droppedIndexes.length === 0) return;
+    // SQLite's sorter may hold as much memory as the page cache is allowed, in fresh allocations
+    // on top of the cache's own: a small cache while the indexes are built keeps the import's
+    // peak memory where it was without the sort. The sorter then merges runs from temp files; the
+    // build reads the table and appends to the index in order, which needs no cache to speak of.
+    const cache = this.db.pragma('cache_size', { simple: true }) as number;
+    this.db.pragma(`cache_size = -${INDEX_BUILD_CACHE_KIB}`);
+    try {
+      for (const { sql } of this.droppedIndexes) this.db.exec(sql);
+    } finally {
+      this.db.pragma(`cache_size = ${cache}`);
+    }
+    this.droppedIndexes = [];
   }
 
   /** Where a record of this import came from, for messages. */
   private sourceOf(kind: string, id: string): string {
-    const row = this.db.prepare('SELECT source FROM temp.import_seen WHERE kind = ? AND id = ?').get(kind, id) as
+    this.indexSeen();
+    const row = this.db.prepare('SELECT source FROM temp.import_seen WHERE kind = ? AND id = ? ORDER BY rowid DESC LIMIT 1').get(kind, id) as
       | { source: string }
       | undefined;
     return row ? ` (${row.source})` : ' (already in the catalogue)';
   }
 
+  /** One sort when the records are in, instead of one B-tree insert per record. */
+  private indexSeen(): void {
+    this.db.exec('CREATE INDEX IF NOT EXISTS temp.import_seen_id ON import_seen (kind, id)');
+  }
+
   /** Removes what a --replace import did not list. */
   private deleteUnseen(): void {
+    this.indexSeen();
     const unseenFoods = this.db
       .prepare("SELECT rid FROM foods WHERE id NOT IN (SELECT id FROM temp.import_seen WHERE kind = 'food')")
       .pluck()
@@ -323,29 +425,62 @@ export class SqliteImport implements ImportTransaction {
     if (rows.length > PROBLEM_SAMPLE) problems.push('… and more of the same kind');
   }
 
+  /**
+   * The rules between a food and its brand and category, in one pass over the foods instead of
+   * one per rule: each pass reads the whole foods table, seconds at a million foods. Each rule
+   * keeps its own sample in rid order, as its own scan listed them, and the rules keep their order.
+   * Without `everything` only the leaf rule is checked (the others cannot have come to fail).
+   */
+  private foodProblems(problems: string[], everything: boolean, at: (id: string) => string): void {
+    interface Row { id: string; brand_id: string; category_id: string; no_category: number; not_leaf: number;
+      no_brand: number; brand_region: string | null; category_region: string | null; wrong_brand: number; wrong_category: number }
+    const rules: { test: (r: Row) => boolean; describe: (r: Row) => string }[] = [
+      { test: (r) => r.not_leaf === 1, describe: (r) => `food ${r.id}${at(r.id)}: category ${r.category_id} is not a leaf (it has child categories)` },
+    ];
+    if (everything) {
+      rules.push(
+        { test: (r) => r.no_brand === 1, describe: (r) => `food ${r.id}${at(r.id)}: brand ${r.brand_id} does not exist` },
+        { test: (r) => r.no_category === 1, describe: (r) => `food ${r.id}${at(r.id)}: category ${r.category_id} does not exist` },
+        { test: (r) => r.wrong_brand === 1, describe: (r) => `food ${r.id}${at(r.id)}: brand ${r.brand_id} is now in region ${r.brand_region}` },
+        { test: (r) => r.wrong_category === 1, describe: (r) => `food ${r.id}${at(r.id)}: category ${r.category_id} is now in region ${r.category_region}` },
+      );
+    }
+    const rows = this.db.prepare(`SELECT f.id, f.brand_id, f.category_id, c.id IS NULL AS no_category, c.is_leaf = 0 AS not_leaf,
+        b.id IS NULL AS no_brand, b.region AS brand_region, c.region AS category_region,
+        b.region <> f.region AS wrong_brand, c.region <> f.region AS wrong_category
+      FROM foods f LEFT JOIN categories c ON c.id = f.category_id LEFT JOIN brands b ON b.id = f.brand_id
+      WHERE ${everything ? 'c.is_leaf = 0 OR c.id IS NULL OR b.id IS NULL OR b.region <> f.region OR c.region <> f.region' : 'c.is_leaf = 0'}
+      ORDER BY f.rid`).iterate() as IterableIterator<Row>;
+    const found: Row[][] = rules.map(() => []);
+    let open = rules.length;
+    for (const row of rows) {
+      rules.forEach((rule, i) => {
+        if (found[i]!.length > PROBLEM_SAMPLE || !rule.test(row)) return;
+        found[i]!.push(row);
+        if (found[i]!.length > PROBLEM_SAMPLE) open--;
+      });
+      if (open === 0) break;
+    }
+    rules.forEach((rule, i) => {
+      for (const row of found[i]!.slice(0, PROBLEM_SAMPLE)) problems.push(rule.describe(row));
+      if (found[i]!.length > PROBLEM_SAMPLE) problems.push('… and more of the same kind');
+    });
+  }
+
   check(): Promise<readonly string[]> {
     const problems: string[] = [];
     if (this.replace) this.deleteUnseen();
+    this.restoreIndexes();
     if (this.treeChanged) this.rebuildCategories(problems);
     const at = (id: string): string => this.sourceOf('food', id);
-    this.listProblems(problems,
-      `SELECT f.id, f.category_id FROM foods f JOIN categories c ON c.id = f.category_id WHERE c.is_leaf = 0`,
-      (r) => `food ${r['id']}${at(r['id']!)}: category ${r['category_id']} is not a leaf (it has child categories)`);
-    if (this.replace || this.changedBrands.size > 0 || this.changedCategories.size > 0 || this.changedTags.size > 0) {
+    const everything = this.replace || this.changedBrands.size > 0 || this.changedCategories.size > 0 || this.changedTags.size > 0;
+    this.foodProblems(problems, everything, at);
+    if (everything) {
+      // Missing tags are found in food_tags alone; only their foods are looked up. Same order as
+      // scanning food_tags_food: food_rid, then tag_id.
       this.listProblems(problems,
-        'SELECT f.id, f.brand_id FROM foods f LEFT JOIN brands b ON b.id = f.brand_id WHERE b.id IS NULL',
-        (r) => `food ${r['id']}${at(r['id']!)}: brand ${r['brand_id']} does not exist`);
-      this.listProblems(problems,
-        'SELECT f.id, f.category_id FROM foods f LEFT JOIN categories c ON c.id = f.category_id WHERE c.id IS NULL',
-        (r) => `food ${r['id']}${at(r['id']!)}: category ${r['category_id']} does not exist`);
-      this.listProblems(problems,
-        'SELECT f.id, b.id AS brand_id, b.region FROM foods f JOIN brands b ON b.id = f.brand_id WHERE b.region <> f.region',
-        (r) => `food ${r['id']}${at(r['id']!)}: brand ${r['brand_id']} is now in region ${r['region']}`);
-      this.listProblems(problems,
-        'SELECT f.id, c.id AS category_id, c.region FROM foods f JOIN categories c ON c.id = f.category_id WHERE c.region <> f.region',
-        (r) => `food ${r['id']}${at(r['id']!)}: category ${r['category_id']} is now in region ${r['region']}`);
-      this.listProblems(problems,
-        'SELECT f.id, ft.tag_id FROM food_tags ft JOIN foods f ON f.rid = ft.food_rid LEFT JOIN tags t ON t.id = ft.tag_id WHERE t.id IS NULL',
+        `SELECT f.id, x.tag_id FROM (SELECT food_rid, tag_id FROM food_tags WHERE tag_id NOT IN (SELECT id FROM tags)) x
+          JOIN foods f ON f.rid = x.food_rid ORDER BY x.food_rid, x.tag_id`,
         (r) => `food ${r['id']}${at(r['id']!)}: tag ${r['tag_id']} does not exist`);
     }
     if (problems.length === 0) this.propagateChanges();
@@ -355,7 +490,10 @@ export class SqliteImport implements ImportTransaction {
   /** Foods show their brand, category path and tags: when those change, so do the foods. */
   private propagateChanges(): void {
     const list = (ids: Set<string>): string => JSON.stringify([...ids]);
-    if (this.changedBrands.size + this.changedCategories.size + this.changedTags.size > 0) {
+    // When this import added every food there is (a first import), all already carry `now` and
+    // the update would change none: it would only read the whole foods table to find that out.
+    const allAdded = () => (this.db.prepare('SELECT count(*) FROM foods').pluck().get() as number) === this.addedFoods;
+    if (this.changedBrands.size + this.changedCategories.size + this.changedTags.size > 0 && !allAdded()) {
       const touched = this.db.prepare(`UPDATE foods SET updated_at = ? WHERE updated_at <> ? AND (
           brand_id IN (SELECT value FROM json_each(?))
           OR category_id IN (SELECT value FROM json_each(?))
