@@ -73,29 +73,69 @@ function stop(child: ChildProcess): Promise<void> {
   });
 }
 
-/** Peak resident memory (VmHWM) of a process and its children (workers), in MiB. */
-function peakRss(pid: number): number {
-  const read = (p: number): number => {
-    try {
-      const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${p}/status`, 'utf8'));
-      return m ? Number(m[1]) / 1024 : 0;
-    } catch {
-      return 0;
-    }
-  };
+/** The server process and its workers (with --workers N > 1 the primary only forwards signals). */
+function serverProcesses(pid: number): number[] {
   const children = spawnSync('pgrep', ['-P', String(pid)]).stdout?.toString().trim().split('\n').filter(Boolean).map(Number) ?? [];
-  const all = [pid, ...children].map(read);
-  return Math.max(...all);
+  return [pid, ...children];
+}
+
+function statusKiB(pid: number, field: string): number {
+  try {
+    const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Memory of the largest server process, in MiB: peak resident (VmHWM: private memory, code
+ * and the shared libraries' pages) and peak private memory (RssAnon, sampled every 100 ms
+ * while the load runs: the heap, buffers and SQLite's cache).
+ */
+class MemoryWatch {
+  private anonPeak = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private pids: number[] = [];
+
+  constructor(private readonly pid: number) {}
+
+  /** The processes are listed once (pgrep is a process of its own): workers are up when the server listens. */
+  start(): void {
+    this.pids = serverProcesses(this.pid);
+    this.timer = setInterval(() => {
+      for (const p of this.pids) this.anonPeak = Math.max(this.anonPeak, statusKiB(p, 'RssAnon') / 1024);
+    }, 100);
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  get peakPrivate(): number {
+    return this.anonPeak;
+  }
+
+  get peakResident(): number {
+    return Math.max(...this.pids.map((p) => statusKiB(p, 'VmHWM') / 1024));
+  }
 }
 
 /** c=1 runs through bench/latency (one connection, each request timed in µs), others through autocannon. */
-function load(url: string, paths: readonly string[], connections: number, extra: Record<string, unknown> = {}): LoadResult {
+async function load(url: string, paths: readonly string[], connections: number, extra: Record<string, unknown> = {}): Promise<LoadResult> {
   const spec = { url, paths, connections, seconds: SECONDS, headers: AUTH, ...extra };
   const generator = connections === 1 ? 'dist/bench/latency.js' : 'dist/bench/load.js';
   const [command, args] = pin('1', process.execPath, [join(ROOT, generator)]);
-  const run = spawnSync(command, args, { input: JSON.stringify(spec), encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-  if (run.status !== 0) throw new Error(`load failed: ${run.error?.message ?? run.stderr}`);
-  return JSON.parse(run.stdout.trim().split('\n').pop()!) as LoadResult;
+  // Not spawnSync: the memory watch samples the server meanwhile.
+  const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.stdin.end(JSON.stringify(spec));
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+  if (code !== 0) throw new Error(`load failed: ${stderr}`);
+  return JSON.parse(stdout.trim().split('\n').pop()!) as LoadResult;
 }
 
 async function catalogue(): Promise<{ db: string; importFoodsPerSecond?: number; dbBytes: number }> {
@@ -139,7 +179,7 @@ async function drain(url: string): Promise<void> {
 async function helloWorld(): Promise<{ c1: LoadResult; c64: LoadResult }> {
   const [command, args] = pin('0', process.execPath, [join(ROOT, 'dist/bench/hello.js'), '0']);
   const hello = await startProcess(command, args);
-  const figures = { c1: load(hello.url, ['/'], 1), c64: load(hello.url, ['/'], 64) };
+  const figures = { c1: await load(hello.url, ['/'], 1), c64: await load(hello.url, ['/'], 64) };
   await stop(hello.child);
   log(`hello-world: ${Math.round(figures.c1.rps)} req/s at c=1 (p50 ${fmtMs(figures.c1.p50)}), ${Math.round(figures.c64.rps)} at c=64`);
   return figures;
@@ -161,19 +201,24 @@ async function main(): Promise<void> {
     const [sc, sa] = pin(workers === 1 ? '0' : '0,1', process.execPath, [CLI, 'serve', '--db', cat.db, '--port', '0', '--workers', String(workers)]);
     const server = await startProcess(sc, sa, { FOODLOOKUP_TOKENS: TOKEN, LOG_LEVEL: 'warn' });
     summary.push(`| cold start, ${workers} worker(s) | ${Math.round(server.ms)} ms |`);
+    const memory = new MemoryWatch(server.child.pid!);
+    memory.start();
     for (const sc2 of list) {
       const extra = sc2.method ? { method: sc2.method, bodies: sc2.bodies, headers: { ...AUTH, 'content-type': 'application/soap+xml; charset=utf-8' } } : {};
       const paths = sc2.method ? Array.from({ length: sc2.bodies!.length }, () => sc2.paths[0]!) : sc2.paths;
       await drain(server.url);
-      const c1 = load(server.url, paths, 1, extra);
+      const c1 = await load(server.url, paths, 1, extra);
       await drain(server.url);
-      const c64 = load(server.url, paths, 64, extra);
+      const c64 = await load(server.url, paths, 64, extra);
       const bad = c1.errors + c1.non2xx + c64.errors + c64.non2xx;
       rows.push({ name: sc2.name, workers, c1, c64, bad });
       log(`${sc2.name}, ${workers} worker(s): c=1 ${Math.round(c1.rps)} req/s p50 ${fmtMs(c1.p50)} p99 ${fmtMs(c1.p99)}; ` +
-        `c=64 ${Math.round(c64.rps)} req/s p99 ${fmtMs(c64.p99)} max ${fmtMs(c64.max)}; ${bad} bad; peak RSS so far ${peakRss(server.child.pid!).toFixed(0)} MiB`);
+        `c=64 ${Math.round(c64.rps)} req/s p99 ${fmtMs(c64.p99)} max ${fmtMs(c64.max)}; ${bad} bad; ` +
+        `peak so far: private ${memory.peakPrivate.toFixed(0)} MiB, resident ${memory.peakResident.toFixed(0)} MiB`);
     }
-    summary.push(`| peak RSS, ${workers} worker(s) (largest process) | ${peakRss(server.child.pid!).toFixed(0)} MiB |`);
+    memory.stop();
+    summary.push(`| peak private memory (RssAnon), ${workers} worker(s), largest process | ${memory.peakPrivate.toFixed(0)} MiB |`);
+    summary.push(`| peak resident (VmHWM), ${workers} worker(s), largest process | ${memory.peakResident.toFixed(0)} MiB |`);
     await stop(server.child);
   }
   // The machine's speed drifts: the hello-world is measured again at the end, and the ratios
