@@ -31,7 +31,7 @@ if (!values.db) throw new Error('--db PATH is required (e.g. bench/.cache/catalo
 
 const config = loadConfig({ db: values.db, port: '0' }, { FOODLOOKUP_TOKENS: TOKEN, LOG_LEVEL: 'silent' });
 const store = openServingStore(config);
-const auth = openAuthenticator(config, store);
+const auth = await openAuthenticator(config, store);
 const app = await buildApp(config, { store, auth });
 const s = samples(values.db);
 const foods = Number((await app.inject({ url: '/v1/foods?limit=1', headers: AUTH }).then((r) => r.json<{ metadata: { total: number } }>())).metadata.total);

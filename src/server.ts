@@ -28,7 +28,7 @@ export function openServingStore(config: Config): CatalogStore {
 export async function startServer(config: Config, options: { handleSignals?: boolean } = {}): Promise<RunningServer> {
   const store = openServingStore(config);
   await store.warm();
-  const auth = openAuthenticator(config, store);
+  const auth = await openAuthenticator(config, store);
   const app = await buildApp(config, { store, auth });
   auth.useLogger(app.log);
   // The authenticator first: it writes pending last-use times before the store goes.
