@@ -223,7 +223,14 @@ export class SqliteCatalogStore implements CatalogStore {
   private closeBatch(): void {
     if (!this.batchOpen) return;
     this.batchOpen = false;
-    if (this.db.open && this.db.inTransaction) this.endBatch.run();
+    if (!this.db.open || !this.db.inTransaction) return;
+    try {
+      this.endBatch.run();
+    } catch {
+      // Only a write on this connection could fail to commit (a shared in-memory token store's
+      // last-use times, retried at its next flush): never let it escape from setImmediate.
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+    }
   }
 
   /**
