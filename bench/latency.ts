@@ -8,13 +8,7 @@
  *   echo '{"url":"http://127.0.0.1:8080","paths":["/v1/foods/x"],"connections":1,"seconds":5}' | node dist/bench/latency.js
  */
 import { connect, type Socket } from 'node:net';
-import type { LoadResult, LoadSpec } from './load.js';
-
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
+import { readSpec, type LoadResult } from './load-spec.js';
 
 const HEADER_END = Buffer.from('\r\n\r\n');
 const LAST_CHUNK = Buffer.from('0\r\n\r\n');
@@ -44,7 +38,7 @@ function response(socket: Socket): Promise<number> {
   });
 }
 
-const spec = JSON.parse(await readStdin()) as LoadSpec;
+const spec = await readSpec();
 const url = new URL(spec.url);
 const socket = connect(Number(url.port), url.hostname);
 socket.setNoDelay(true);

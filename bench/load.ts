@@ -5,37 +5,9 @@
  *   echo '{"url":"http://127.0.0.1:8080","paths":["/v1/foods?query=x"],"connections":64,"seconds":10}' | node dist/bench/load.js
  */
 import autocannon from 'autocannon';
+import { readSpec, type LoadResult } from './load-spec.js';
 
-export interface LoadSpec {
-  readonly url: string;
-  /** Requests cycle through these paths in order (a cold scenario lists no path twice). */
-  readonly paths: readonly string[];
-  readonly connections: number;
-  readonly seconds: number;
-  readonly headers?: Record<string, string>;
-  readonly method?: 'GET' | 'POST';
-  /** POST bodies, one per path (SOAP scenarios). */
-  readonly bodies?: readonly string[];
-}
-
-export interface LoadResult {
-  readonly requests: number;
-  readonly rps: number;
-  readonly p50: number;
-  readonly p99: number;
-  readonly max: number;
-  readonly errors: number;
-  readonly non2xx: number;
-}
-
-/** The spec comes on stdin: path lists are too long for a command-line argument. */
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-const spec = JSON.parse(await readStdin()) as LoadSpec;
+const spec = await readSpec();
 let next = 0;
 const result = await autocannon({
   url: spec.url,

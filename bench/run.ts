@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { generate } from './generate.js';
 import { AUTH, TOKEN, samples, scenarios, zipfOrder } from './scenarios.js';
-import type { LoadResult } from './load.js';
+import type { LoadResult } from './load-spec.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CLI = join(ROOT, 'dist/src/cli/main.js');

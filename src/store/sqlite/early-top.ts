@@ -1,5 +1,5 @@
 import type { WordPostings } from './postings.js';
-import { TopFoods, matchScore, matchTier, seek } from './word-search.js';
+import { TopFoods, lowerBound, matchScore, matchTier, seek } from './word-search.js';
 
 /**
  * Unfiltered multi-word searches whose words are common, without visiting every match.
@@ -100,14 +100,8 @@ function locator(p: WordPostings, ridLimit: number): (rid: number) => number {
   }
   const rids = p.rids;
   return (rid) => {
-    let lo = 0;
-    let hi = rids.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (rids[mid]! < rid) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo < rids.length && rids[lo] === rid ? lo : -1;
+    const at = lowerBound(rids, 0, rids.length, rid);
+    return at < rids.length && rids[at] === rid ? at : -1;
   };
 }
 

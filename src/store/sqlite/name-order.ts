@@ -30,8 +30,8 @@ export interface NamePlaces {
 }
 
 export interface PrefixRun {
-  /** The names in place order. */
-  readonly names: NamePlaces;
+  /** The names in place order (built on first use); undefined in a database written before name lengths were stored. */
+  names(): NamePlaces | undefined;
   /** The place of the first food whose name_key is `>= key` (the food count when none is). */
   firstPlaceFrom(key: string): number;
   /** The filters as a test on a food's rid, or 'sql' when one needs the general query. */
@@ -41,17 +41,19 @@ export interface PrefixRun {
 /** The page's rids and the total, or undefined when the query needs the general query. */
 export function nameOrderPage(q: FoodQuery, run: PrefixRun | undefined): { rids: number[]; total: number } | undefined {
   const m = matcher(q.match);
-  if ((m.kind !== 'prefix' && m.kind !== 'none') || run === undefined || q.grouping) return undefined;
+  if ((m.kind !== 'prefix' && m.kind !== 'none') || q.grouping || run === undefined) return undefined;
+  const names = run.names();
+  if (names === undefined) return undefined;
   const depth = q.offset + q.limit;
   const ranked = m.kind === 'prefix' && q.order.field === 'rank';
   if (ranked && depth > MAX_PREFIX_DEPTH) return undefined;
   const accept = run.test(q);
   if (accept === 'sql') return undefined;
-  const [from, to] = m.kind === 'none' ? [0, run.names.byPlace.length] : [run.firstPlaceFrom(m.key), run.firstPlaceFrom(m.upper)];
+  const [from, to] = m.kind === 'prefix' ? [run.firstPlaceFrom(m.key), run.firstPlaceFrom(m.upper)] : [0, names.byPlace.length];
   const descending = q.order.direction === 'desc';
   // Without a query there is nothing to rank by: the general query orders by name too.
-  if (!ranked) return inNameOrder(run.names, from, to, accept, q.offset, depth, descending);
-  return inRankOrder(run.names, from, to, accept, q.offset, depth, descending);
+  if (!ranked) return inNameOrder(names, from, to, accept, q.offset, depth, descending);
+  return inRankOrder(names, from, to, accept, q.offset, depth, descending);
 }
 
 /** Name order is place order: the page is read off the run (filtered, every place is tested). */

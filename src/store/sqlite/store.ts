@@ -320,7 +320,7 @@ export class SqliteCatalogStore implements CatalogStore {
   /** The page's rows in order, with the dictionary of the version they were read in. */
   private foodPage(query: FoodQuery): { dictionary: Dictionary; total: number; rows: FoodRow[] } {
     const dictionary = this.current();
-    const { rids, total } = nameOrderPage(query, this.wordIndex()?.prefixRun)
+    const { rids, total } = nameOrderPage(query, this.wordIndex())
       ?? rankedSearchPage(query, this.ranked) ?? groupedSearchPage(query, this.ranked) ?? this.generalPage(query);
     const byRid = new Map<number, FoodRow>();
     for (const row of this.foodsByRid.all(JSON.stringify(rids))) byRid.set(row.rid, row);

@@ -15,7 +15,7 @@ import type { FoodTest } from './word-search.js';
 export const POSTINGS_CACHE_BYTES = 32 * 1024 * 1024;
 
 /** The importer's postings and food facts of one catalogue version, read as searches need them. */
-export class SqliteWordIndex implements WordIndex {
+export class SqliteWordIndex implements WordIndex, PrefixRun {
   private readonly cache: PostingsCache;
   private loadedFacts: FoodFacts | undefined;
   private loadedNames: NamePlaces | undefined;
@@ -70,21 +70,13 @@ export class SqliteWordIndex implements WordIndex {
     return foodTest(filters, this.facts(), this.rids);
   }
 
-  /** Undefined on a database written before name lengths were stored: prefixes take the general query. */
-  get prefixRun(): PrefixRun | undefined {
-    const names = this.names();
-    if (names === undefined) return undefined;
-    return {
-      names,
-      firstPlaceFrom: (key) => {
-        const rid = this.firstFrom.get(key);
-        return rid === undefined ? names.byPlace.length : this.facts().place[rid]!;
-      },
-      test: (filters) => this.test(filters),
-    };
+  firstPlaceFrom(key: string): number {
+    const rid = this.firstFrom.get(key);
+    return rid === undefined ? (this.names()?.byPlace.length ?? 0) : this.facts().place[rid]!;
   }
 
-  private names(): NamePlaces | undefined {
+  /** Undefined on a database written before name lengths were stored: prefixes take the general query. */
+  names(): NamePlaces | undefined {
     const { place, nameLength } = this.facts();
     if (nameLength === undefined) return undefined;
     if (this.loadedNames === undefined) {

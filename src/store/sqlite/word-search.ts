@@ -122,9 +122,13 @@ export function seek(rids: Uint32Array, from: number, rid: number): number {
     hi += step;
     step *= 2;
   }
-  if (hi > rids.length) hi = rids.length;
+  return lowerBound(rids, lo, Math.min(hi, rids.length), rid);
+}
+
+/** The first index in `lo … hi` whose rid is >= `rid` (binary search; `hi` when none is). */
+export function lowerBound(rids: Uint32Array, lo: number, hi: number, rid: number): number {
   while (lo < hi) {
-    const mid = (lo + hi) >> 1;
+    const mid = (lo + hi) >>> 1;
     if (rids[mid]! < rid) lo = mid + 1;
     else hi = mid;
   }
