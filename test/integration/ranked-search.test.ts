@@ -23,9 +23,12 @@ import type { FoodQuery } from '../../src/store/catalog-store.js';
  * is checked against the general plan's own SQL, run directly: same foods, same order, same
  * total, on the bundled USDA data plus foods built to tie and to test the name tier.
  * The importer keeps lists for words in at least 40 foods here (2,000 by default), so both the
- * lists and the postings-only words are exercised.
+ * lists and the postings-only words are exercised; early termination runs for words in more
+ * than 100 foods (20,000 by default).
  */
 process.env['FOODLOOKUP_RANKED_TOP_MIN'] = '40';
+// Early termination (early-top.ts) for searches whose rarest word is in more than 100 foods.
+process.env['FOODLOOKUP_EARLY_TOP_MIN'] = '100';
 
 let dir: string;
 let cleanup: () => void;

@@ -151,10 +151,15 @@ export function groupedSearchPage(q: FoodQuery, run: RankedStatements): { rids: 
 }
 
 /**
- * Below this many foods for the rarest word, visiting every match in rid order (sequential
- * reads, galloping) costs less than reading the lists in part order with a lookup per food.
+ * Below this many foods for the rarest word (default 20,000), visiting every match in rid
+ * order (sequential reads, galloping) costs less than reading the lists in part order with a
+ * lookup per food. FOODLOOKUP_EARLY_TOP_MIN changes it (tests use small catalogues).
  */
-const EARLY_MIN_MATCHES = 20_000;
+function earlyMinMatches(): number {
+  const raw = process.env['FOODLOOKUP_EARLY_TOP_MIN'];
+  const n = raw === undefined ? NaN : Number(raw);
+  return Number.isInteger(n) && n >= 0 ? n : 20_000;
+}
 
 /**
  * Several common words without a filter: the page by early termination and the total by
@@ -162,7 +167,7 @@ const EARLY_MIN_MATCHES = 20_000;
  */
 function rankInMemory(lists: readonly WordPostings[], accept: FoodTest, depth: number, place: Uint32Array): { rids: number[]; total: number } {
   const shortest = Math.min(...lists.map((p) => p.rids.length));
-  if (accept !== undefined || lists.length < 2 || shortest <= EARLY_MIN_MATCHES) return topMatches(lists, accept, depth, place);
+  if (accept !== undefined || lists.length < 2 || shortest <= earlyMinMatches()) return topMatches(lists, accept, depth, place);
   return { rids: earlyTopMatches(lists, depth, place), total: countMatches(lists, place.length) };
 }
 
