@@ -121,6 +121,11 @@ describe('serve --workers', () => {
     const server = await spawnServe(old, {}, ['--workers', '2']);
     const workers = (): number[] => execFileSync('pgrep', ['-P', String(server.pid)], { encoding: 'utf8' }).trim().split('\n').map(Number);
     try {
+      // spawnServe returns at the first worker's "listening on"; each warms up before it listens.
+      for (let waited = 0; (server.stderr().match(/listening on/g) ?? []).length < 2; waited += 50) {
+        assert.ok(waited < 20_000, `the second worker did not listen: ${server.stderr()}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
       assert.equal(workers().length, 2);
       // Connections are dealt round-robin: several at once reach both workers.
       for (let round = 0; round < 5; round++) {
