@@ -13,7 +13,8 @@ Options (each with its environment variable):
   --trust-proxy        honour X-Forwarded-For/-Host/-Proto (FOODLOOKUP_TRUST_PROXY)
   --workers N          server processes sharing the port (FOODLOOKUP_WORKERS; default one
                        per CPU with REDIS_URL, else 1: without Redis each process would
-                       count quotas on its own)
+                       count quotas on its own); a small primary process forks them,
+                       with V8 flags for a server (kept where NODE_OPTIONS sets its own)
 Also: FOODLOOKUP_TOKENS (comma-separated tokens accepted without limits), REDIS_URL, LOG_LEVEL.
 `;
 

@@ -86,5 +86,8 @@ main(process.argv.slice(2)).then(
   (error: unknown) => {
     process.stderr.write(`foodlookup: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exitCode = 1;
+    // A serving worker's channel to its primary would keep it alive: the primary learns of
+    // the failure from the exit.
+    if (process.connected) process.disconnect();
   },
 );

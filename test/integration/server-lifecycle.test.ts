@@ -1,15 +1,16 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { copyFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Writable } from 'node:stream';
 import { importInto } from '../helpers/cli.js';
-import { fixturePath, tempDir } from '../helpers/paths.js';
+import { CLI, fixturePath, tempDir } from '../helpers/paths.js';
 import { basic, spawnServe, TEST_TOKEN } from '../helpers/server.js';
 import { IDS } from '../helpers/fixture-catalog.js';
 import { buildApp } from '../../src/app.js';
+import { SERVING_V8_FLAGS } from '../../src/cli/serve.js';
 import { loadConfig } from '../../src/config.js';
 import { SqliteCatalogStore } from '../../src/store/sqlite/store.js';
 import { SCHEMA_VERSION } from '../../src/store/sqlite/schema.js';
@@ -108,6 +109,47 @@ describe('the serve process', () => {
       if (r.value.status === 200) assert.doesNotThrow(() => JSON.parse(r.value.body), 'a complete body');
     }
     await assert.rejects(fetch(`${server.url}/healthz`), 'the port is closed after exit');
+  });
+});
+
+describe('the serving worker', () => {
+  const children = (pid: number): number[] =>
+    execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).trim().split('\n').map(Number);
+  const argv = (pid: number): string[] => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+
+  test('one worker serves, started with the serving V8 flags', async () => {
+    const server = await spawnServe(db);
+    try {
+      const [worker, ...more] = children(server.pid);
+      assert.deepEqual(more, []);
+      for (const flag of SERVING_V8_FLAGS) assert.ok(argv(worker!).includes(flag), `${flag} in ${argv(worker!).join(' ')}`);
+      const answer = await fetch(`${server.url}/v1/foods?query=cheese`, { headers: { authorization: basic(TEST_TOKEN) } });
+      assert.equal(answer.status, 200);
+    } finally {
+      assert.equal(await server.stop(), 0);
+    }
+  });
+
+  test("a flag the user set in NODE_OPTIONS is theirs", async () => {
+    const server = await spawnServe(db, { NODE_OPTIONS: '--max-semi-space-size=8' });
+    try {
+      const worker = argv(children(server.pid)[0]!);
+      assert.ok(!worker.some((arg) => arg.startsWith('--max-semi-space-size')), worker.join(' '));
+      assert.ok(worker.includes('--heap-growing-percent=50'), worker.join(' '));
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test('a worker that cannot start is not restarted: serve exits 1 with its reason', () => {
+    const bad = join(dir, 'not-a-database.db');
+    writeFileSync(bad, 'this is not a SQLite file, and no longer than a page'.repeat(100));
+    const result = spawnSync(process.execPath, [CLI, 'serve', '--db', bad, '--port', '0'], {
+      encoding: 'utf8', timeout: 20_000, env: { ...process.env, FOODLOOKUP_TOKENS: TEST_TOKEN },
+    });
+    assert.equal(result.status, 1, `${result.signal ?? ''} ${result.stderr}`);
+    assert.match(result.stderr, /file is not a database/);
+    assert.doesNotMatch(result.stderr, /starting another/);
   });
 });
 
