@@ -1,6 +1,7 @@
 import type {
   BrandQuery, CategoryQuery, Direction, FoodFilters, FoodQuery, IdFilter, ListFilter, TagQuery,
 } from '../catalog-store.js';
+import { ANYWHERE_WEIGHTS, bm25Sql } from './bm25-parts.js';
 import { matcher, type Matcher } from './matching.js';
 
 /** A piece of SQL with its parameters, built in order. */
@@ -144,7 +145,7 @@ export function foodsQuery(q: FoodQuery): BuiltQuery {
   let rankTerms: OrderTerm[] = [];
   const rankParams: unknown[] = [];
   if (m.kind === 'fts') {
-    from = `foods f JOIN (SELECT rowid AS rid, bm25(foods_fts, 10.0, 2.0, 4.0, 3.0, 1.0) AS score
+    from = `foods f JOIN (SELECT rowid AS rid, ${bm25Sql(ANYWHERE_WEIGHTS)} AS score
       FROM foods_fts WHERE foods_fts MATCH ?) m ON m.rid = f.rid`;
     fromParams.push(m.expression);
     rankTerms = [['(f.rid IN (SELECT rowid FROM foods_fts WHERE foods_fts MATCH ?))', 'desc'], ['m.score', 'asc']];

@@ -1,4 +1,5 @@
 import type { FoodFilters, FoodQuery } from '../catalog-store.js';
+import { ANYWHERE_WEIGHTS, IN_NAME_WEIGHTS, bm25Sql } from './bm25-parts.js';
 import { matcher } from './matching.js';
 import { ANYWHERE, IN_NAME, type PostingList, type WordPostings } from './postings.js';
 import { hasFoodFilter } from './queries.js';
@@ -27,7 +28,7 @@ export const MAX_DEPTH = TOP_DEPTH;
 /** Candidates fetched beyond the page, so a tie at the page's last place is usually seen whole. */
 export const SLACK = 64;
 
-const SCORE = 'bm25(foods_fts, 10.0, 2.0, 4.0, 3.0, 1.0)';
+const SCORE = bm25Sql(ANYWHERE_WEIGHTS);
 const NAME_TIER = 'rowid IN (SELECT rowid FROM foods_fts WHERE foods_fts MATCH ?)';
 /**
  * One word: "every word in the name" is "this word has an instance in the name", which a bm25
@@ -204,11 +205,11 @@ export function rankedSearchPage(q: FoodQuery, run: RankedStatements): { rids: n
 }
 
 /** SOAP foodSearch's order: name bm25, then name_key and id. Parameters: expression, limit. */
-export const NAME_CANDIDATES = `SELECT rowid, bm25(foods_fts, 10.0, 0.0, 0.0, 0.0, 0.0) AS score, 1 AS tier
+export const NAME_CANDIDATES = `SELECT rowid, ${bm25Sql(IN_NAME_WEIGHTS)} AS score, 1 AS tier
   FROM foods_fts WHERE foods_fts MATCH ? ORDER BY score ASC LIMIT ?`;
 /** Parameters: expression, score, limit. */
 export const NAME_GROUP = `SELECT f.rid FROM foods_fts m JOIN foods f ON f.rid = m.rowid
-  WHERE foods_fts MATCH ? AND bm25(foods_fts, 10.0, 0.0, 0.0, 0.0, 0.0) = ? ORDER BY f.name_key, f.id LIMIT ?`;
+  WHERE foods_fts MATCH ? AND ${bm25Sql(IN_NAME_WEIGHTS)} = ? ORDER BY f.name_key, f.id LIMIT ?`;
 
 export interface NameSearchStatements {
   names(expression: string, limit: number): Candidate[];

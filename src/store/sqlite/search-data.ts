@@ -4,6 +4,7 @@ import {
   ANYWHERE, COMPLETE_KEY, IN_NAME, NO_PLACE, bytes, encodePostings, narrowIds, type PostingList, type WordPostings,
 } from './postings.js';
 import { TopFoods } from './word-search.js';
+import { ANYWHERE_WEIGHTS, Bm25Parts, FOODS_FTS_COLUMNS, IN_NAME_WEIGHTS } from './bm25-parts.js';
 
 /**
  * The search data every import rewrites inside its transaction, from the foods and their
@@ -42,12 +43,6 @@ CREATE TABLE IF NOT EXISTS ranked_top (
   PRIMARY KEY (list, term, pos)
 ) WITHOUT ROWID;
 `;
-
-/** A word's foods in rid order with its bm25 part; the expression names its column when needed. */
-const PARTS = {
-  [ANYWHERE]: 'SELECT rowid, bm25(foods_fts, 10.0, 2.0, 4.0, 3.0, 1.0) FROM foods_fts WHERE foods_fts MATCH ? ORDER BY rowid',
-  [IN_NAME]: 'SELECT rowid, bm25(foods_fts, 10.0, 0.0, 0.0, 0.0, 0.0) FROM foods_fts WHERE foods_fts MATCH ? ORDER BY rowid',
-} as const;
 
 /** Each food's place in (name_key, id) order and the records it refers to, indexed by rid; returns the places. */
 function writeFoodFacts(db: Database, put: (key: string, value: ArrayBufferView) => void): Uint32Array {
@@ -97,20 +92,63 @@ function writeFoodFacts(db: Database, put: (key: string, value: ArrayBufferView)
 }
 
 /**
- * `rows` of (rid, part) in rid order, with the name bit: set where the rid is among `inName`'s
- * (a merge walk: both are in rid order).
+ * A word's postings from the index's instances of it (`doc`, column index), which come in rowid
+ * order: each food's weighted count of the word, anywhere and in the name, then its parts.
  */
-function* withNameBit(rows: Iterable<[number, number]>, inName: Uint32Array | undefined): Generator<[number, number, number]> {
-  let j = 0;
-  for (const [rid, part] of rows) {
-    if (inName === undefined) {
-      yield [rid, part, 1];
-      continue;
+class WordCounts {
+  rids = new Uint32Array(1024);
+  /** Weighted count anywhere (ANYWHERE_WEIGHTS), the `f` of bm25. */
+  anywhere = new Float64Array(1024);
+  /** Count in the name. */
+  inName = new Uint32Array(1024);
+  length = 0;
+  nameHits = 0;
+
+  reset(): void {
+    this.length = 0;
+    this.nameHits = 0;
+  }
+
+  add(rid: number, column: number): void {
+    let n = this.length;
+    if (n === 0 || this.rids[n - 1] !== rid) {
+      if (n === this.rids.length) this.grow();
+      this.rids[n] = rid;
+      this.anywhere[n] = 0;
+      this.inName[n] = 0;
+      this.length = ++n;
     }
-    while (j < inName.length && inName[j]! < rid) j++;
-    yield [rid, part, j < inName.length && inName[j] === rid ? 1 : 0];
+    // Sums of whole weights: exact, so the order FTS5 adds them in does not matter.
+    this.anywhere[n - 1]! += ANYWHERE_WEIGHTS[column]!;
+    if (column === NAME_COLUMN && this.inName[n - 1]!++ === 0) this.nameHits++;
+  }
+
+  private grow(): void {
+    const grown = <T extends Uint32Array | Float64Array>(array: T, make: (size: number) => T): T => {
+      const bigger = make(array.length * 2);
+      bigger.set(array);
+      return bigger;
+    };
+    this.rids = grown(this.rids, (n) => new Uint32Array(n));
+    this.anywhere = grown(this.anywhere, (n) => new Float64Array(n));
+    this.inName = grown(this.inName, (n) => new Uint32Array(n));
+  }
+
+  *postings(list: PostingList, bm25: Bm25Parts): Generator<[number, number, number]> {
+    if (list === ANYWHERE) {
+      const idf = bm25.idf(this.length);
+      for (let i = 0; i < this.length; i++) yield [this.rids[i]!, bm25.part(idf, this.anywhere[i]!, this.rids[i]!), this.inName[i]! > 0 ? 1 : 0];
+      return;
+    }
+    const idf = bm25.idf(this.nameHits);
+    for (let i = 0; i < this.length; i++) {
+      const count = this.inName[i]!;
+      if (count > 0) yield [this.rids[i]!, bm25.part(idf, count * IN_NAME_WEIGHTS[NAME_COLUMN]!, this.rids[i]!), 1];
+    }
   }
 }
+
+const NAME_COLUMN = FOODS_FTS_COLUMNS.indexOf('name');
 
 /** Rewrites every piece of search data inside the caller's transaction; returns the number of words. */
 export function rebuildSearchData(db: Database, minMatches = topMinMatches()): { words: number } {
@@ -122,10 +160,11 @@ export function rebuildSearchData(db: Database, minMatches = topMinMatches()): {
   // The vocabulary's counts include foods deleted since the index was last merged: they only
   // size the first arrays; the stored counts are the postings'.
   const words = db.prepare('SELECT term, doc FROM temp.foods_fts_vocab').raw().all() as [string, number][];
-  const parts = {
-    [ANYWHERE]: db.prepare(PARTS[ANYWHERE]).raw(),
-    [IN_NAME]: db.prepare(PARTS[IN_NAME]).raw(),
-  };
+  // The instances of each word, with the column as its index (cheaper than a string a row).
+  db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.foods_fts_instance USING fts5vocab(main, 'foods_fts', 'instance')");
+  const columnIndex = `CASE col ${FOODS_FTS_COLUMNS.map((c, i) => `WHEN '${c}' THEN ${i}`).join(' ')} END`;
+  const instances = db.prepare(`SELECT doc, ${columnIndex} FROM temp.foods_fts_instance WHERE term = ?`).raw();
+  const bm25 = Bm25Parts.read(db, 'foods_fts', place.length - 1);
   const insertPostings = db.prepare('INSERT INTO word_postings (word, list, rids, codes, parts) VALUES (?, ?, ?, ?, ?)');
   const insertTerm = db.prepare('INSERT INTO ranked_terms (term, matches) VALUES (?, ?)');
   const insertTop = db.prepare('INSERT INTO ranked_top (list, term, pos, rid) VALUES (?, ?, ?, ?)');
@@ -141,13 +180,14 @@ export function rebuildSearchData(db: Database, minMatches = topMinMatches()): {
     }
     top.sorted().forEach((rid, pos) => insertTop.run(list, word, pos, rid));
   };
+  const counts = new WordCounts();
   let stored = 0;
   for (const [word, doc] of words) {
-    // A vocabulary term is a token already: quoted, it matches exactly itself.
-    const phrase = `"${word.replace(/"/g, '""')}"`;
-    const inName = encodePostings(withNameBit(parts[IN_NAME].iterate(`name : ${phrase}`) as IterableIterator<[number, number]>, undefined), doc);
-    const anywhere = encodePostings(withNameBit(parts[ANYWHERE].iterate(phrase) as IterableIterator<[number, number]>, inName.rids), doc);
-    if (anywhere.rids.length === 0) continue;
+    counts.reset();
+    for (const [rid, column] of instances.iterate(word) as IterableIterator<[number, number]>) counts.add(rid, column);
+    if (counts.length === 0) continue;
+    const anywhere = encodePostings(counts.postings(ANYWHERE, bm25), doc);
+    const inName = encodePostings(counts.postings(IN_NAME, bm25), counts.nameHits);
     store(word, ANYWHERE, anywhere);
     store(word, IN_NAME, inName);
     stored++;
@@ -156,6 +196,7 @@ export function rebuildSearchData(db: Database, minMatches = topMinMatches()): {
     topList(word, ANYWHERE, anywhere);
     topList(word, IN_NAME, inName);
   }
+  db.exec('DROP TABLE temp.foods_fts_instance');
   db.exec('DROP TABLE temp.foods_fts_vocab');
   putBlob.run(COMPLETE_KEY, Buffer.from([1]));
   return { words: stored };
