@@ -252,15 +252,23 @@ export function groupedByBrand(
     scores[base + i] = score;
     placesKept[base + i] = place;
   });
-  // Groups in the order of their best food (slot 0 of each).
-  const order = Array.from({ length: groups }, (_, g) => g);
-  order.sort((a, b) => (better(tiers[b * perGroup]!, scores[b * perGroup]!, placesKept[b * perGroup]!, a * perGroup) ? 1 : -1));
-  const out: number[] = [];
+  // The page needs at most `offset + limit` groups (each has a food), in the order of their best
+  // food (slot 0 of each); the total needs none in order. A common word has ~20,000 groups: a
+  // bounded heap instead of sorting them all.
+  const groupPlace = new Uint32Array(groups);
+  for (let g = 0; g < groups; g++) groupPlace[g] = placesKept[g * perGroup]!;
+  const first = new TopFoods(Math.min(groups, page.offset + page.limit), groupPlace);
   let total = 0;
-  for (const g of order) {
+  for (let g = 0; g < groups; g++) {
+    first.add(g, tiers[g * perGroup]!, scores[g * perGroup]!);
+    total += Math.min(count[g]!, perGroup);
+  }
+  const out: number[] = [];
+  let at = 0;
+  for (const g of first.sorted()) {
     const kept = Math.min(count[g]!, perGroup);
-    for (let i = 0; i < kept; i++, total++) {
-      if (total >= page.offset && out.length < page.limit) out.push(rids[g * perGroup + i]!);
+    for (let i = 0; i < kept; i++, at++) {
+      if (at >= page.offset && out.length < page.limit) out.push(rids[g * perGroup + i]!);
     }
   }
   return { rids: out, total };
