@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { envInteger } from '../config.js';
 import type { ImportItem } from './check-record.js';
 import type { ReaderOptions } from './formats.js';
 import { decodeItems, fromWireError, type FromWorker, type ToWorker, type WorkerJob } from './import-wire.js';
@@ -7,10 +8,8 @@ import { decodeItems, fromWireError, type FromWorker, type ToWorker, type Worker
  * Records per batch the worker sends. FOODLOOKUP_IMPORT_BATCH sets it (tests use a few records
  * to cross many batches with a small file); a batch of a thousand foods is about 1.5 MB.
  */
-export function importBatchSize(): number {
-  const raw = process.env['FOODLOOKUP_IMPORT_BATCH'];
-  const n = raw === undefined ? NaN : Number(raw);
-  return Number.isInteger(n) && n >= 1 ? n : 1000;
+function importBatchSize(): number {
+  return envInteger('FOODLOOKUP_IMPORT_BATCH', 1, 1000);
 }
 
 /**

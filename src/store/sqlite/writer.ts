@@ -1,4 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
+import { envInteger } from '../../config.js';
 import type { CatalogBrand, CatalogCategory, CatalogTag, CategoryPathEntry } from '../../domain/records.js';
 import { describeSource } from '../../domain/records.js';
 import { GENERIC_BRAND_IDS, GENERIC_BRAND_NAME } from '../../domain/regions.js';
@@ -17,9 +18,7 @@ const GENERIC_IDS: ReadonlySet<string> = new Set(Object.values(GENERIC_BRAND_IDS
  * up by id and revision, and a UNIQUE constraint's index cannot be dropped.
  */
 export function bulkMinFoods(): number {
-  const raw = process.env['FOODLOOKUP_IMPORT_BULK_MIN'];
-  const n = raw === undefined ? NaN : Number(raw);
-  return Number.isInteger(n) && n >= 0 ? n : 20_000;
+  return envInteger('FOODLOOKUP_IMPORT_BULK_MIN', 0, 20_000);
 }
 
 /** The page cache (and so the sorter's memory) while dropped indexes are built, in KiB. */
