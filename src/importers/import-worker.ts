@@ -6,9 +6,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { foodRow } from '../store/food-row.js';
 import { checkRecord } from './check-record.js';
-import { formatReader } from './formats.js';
+import { loadFormat } from './format-modules.js';
 import { encodeItem, toWireError, type FromWorker, type Slot, type ToWorker, type WorkerJob } from './import-wire.js';
-import './register-all.js';
 
 const port = parentPort;
 if (!port) throw new Error('import-worker.js runs as a worker thread (worker-reader.ts starts it)');
@@ -44,7 +43,7 @@ async function send(slots: Slot[]): Promise<void> {
 }
 
 async function run(): Promise<void> {
-  const reader = formatReader(job.format);
+  const reader = await loadFormat(job.format);
   if (!reader) throw new Error(`unknown format '${job.format}'`);
   const records = reader(job.paths, {
     ...(job.region ? { region: job.region } : {}),
