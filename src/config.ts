@@ -38,6 +38,16 @@ function bool(value: string | boolean | undefined, name: string): boolean {
   throw new ConfigError(`${name} must be true or false, got '${value}'`);
 }
 
+/**
+ * A whole number from the environment for an internal threshold (tests set them to reach a
+ * code path with little data): `fallback` when unset or not a whole number ≥ `min`.
+ */
+export function envInteger(variable: string, min: number, fallback: number): number {
+  const raw = process.env[variable];
+  const n = raw === undefined ? NaN : Number(raw);
+  return Number.isInteger(n) && n >= min ? n : fallback;
+}
+
 /** Builds the config from command-line flags first, then the environment, then defaults. */
 export function loadConfig(flags: Flags = {}, env: NodeJS.ProcessEnv = process.env): Config {
   const dbPath = pick(flags, 'db', env, 'FOODLOOKUP_DB') ?? './data/foodlookup.db';

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { loadConfig } from '../config.js';
 import { isRegion } from '../domain/regions.js';
 import { formatNames, formatReader } from '../importers/formats.js';
-import { ImportFailed, runImport, type ImportSummary } from '../importers/run-import.js';
+import { ImportFailed, runImportFromFiles, type ImportSummary } from '../importers/run-import.js';
 import { openStore } from '../store/open-store.js';
 import { Progress } from './progress.js';
 import { UsageError } from './usage.js';
@@ -17,8 +17,7 @@ export function summaryLine(summary: ImportSummary, seconds: number): string {
 export async function importCommand(values: Record<string, string | boolean | undefined>, positionals: string[]): Promise<number> {
   const [format, ...paths] = positionals;
   if (!format) throw new UsageError('name a format and at least one path');
-  const reader = formatReader(format);
-  if (!reader) throw new UsageError(`unknown format '${format}' (known: ${formatNames().join(', ')})`);
+  if (!formatReader(format)) throw new UsageError(`unknown format '${format}' (known: ${formatNames().join(', ')})`);
   if (paths.length === 0) throw new UsageError('name at least one path to import');
   for (const path of paths) if (!existsSync(path)) throw new UsageError(`no such file or folder: ${path}`);
   const region = values['region'];
@@ -28,7 +27,8 @@ export async function importCommand(values: Record<string, string | boolean | un
   const progress = new Progress(process.stderr);
   const started = performance.now();
   try {
-    const summary = await runImport(store, reader(paths, { ...(region ? { region } : {}), onProgress: (f) => progress.fraction(f) }), {
+    const readerOptions = { ...(region ? { region } : {}), onProgress: (f: number) => progress.fraction(f) };
+    const summary = await runImportFromFiles(store, format, paths, readerOptions, {
       replace: values['replace'] === true,
       skipInvalid: values['skip-invalid'] === true,
       onSkip: (message) => progress.message(`skipped ${message}`),

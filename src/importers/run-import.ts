@@ -1,7 +1,9 @@
 import type { CatalogRecord } from '../domain/records.js';
 import { describeSource } from '../domain/records.js';
-import { checkBrand, checkCategory, checkFood, checkTag } from '../domain/validate.js';
 import { RecordRejected, type CatalogWriter, type PutOutcome } from '../store/catalog-store.js';
+import { checkRecord, type ImportItem } from './check-record.js';
+import type { ReaderOptions } from './formats.js';
+import { readInWorker } from './worker-reader.js';
 
 export interface ImportOptions {
   readonly replace: boolean;
@@ -24,32 +26,34 @@ export interface ImportSummary {
 /** The import failed and changed nothing; the message names file, line and reason. */
 export class ImportFailed extends Error {}
 
-type Valid = Exclude<CatalogRecord, { kind: 'invalid' | 'skipped' }>;
-
-/**
- * Every record goes through the same record rules whichever importer made it (the catalog
- * reader passes records on unchecked), so a mapping bug in an importer cannot put a record
- * into the catalogue that the catalog format refuses. Returns the normalised record.
- */
-function recheck(record: Valid): Valid | string {
-  const checked =
-    record.kind === 'brand' ? checkBrand(record.value)
-    : record.kind === 'category' ? checkCategory(record.value)
-    : record.kind === 'tag' ? checkTag(record.value)
-    : checkFood(record.value);
-  if (!checked.ok) return checked.reason;
-  return { ...record, value: checked.value } as Valid;
+async function* checked(records: AsyncIterable<CatalogRecord>): AsyncGenerator<ImportItem> {
+  for await (const record of records) yield checkRecord(record);
 }
 
 /**
  * Loads records in one transaction (contract C4): on any failure the catalogue is exactly
  * as before; with skipInvalid, bad records are reported and left out instead.
  */
-export async function runImport(
+export function runImport(writer: CatalogWriter, records: AsyncIterable<CatalogRecord>, options: ImportOptions): Promise<ImportSummary> {
+  return importItems(writer, checked(records), options);
+}
+
+/**
+ * The same as `runImport(writer, reader(paths, readerOptions), options)` for the reader of a
+ * registered format, with the reading, the record checks and the database-free part of each
+ * food's row done on a worker thread (worker-reader.ts): the writer's thread is left with SQLite.
+ */
+export function runImportFromFiles(
   writer: CatalogWriter,
-  records: AsyncIterable<CatalogRecord>,
+  format: string,
+  paths: readonly string[],
+  readerOptions: ReaderOptions,
   options: ImportOptions,
 ): Promise<ImportSummary> {
+  return importItems(writer, readInWorker(format, paths, readerOptions), options);
+}
+
+async function importItems(writer: CatalogWriter, items: AsyncIterable<ImportItem>, options: ImportOptions): Promise<ImportSummary> {
   const counts: Record<PutOutcome | 'skipped', number> = { added: 0, changed: 0, unchanged: 0, skipped: 0 };
   const transaction = await writer.beginImport({ replace: options.replace });
   let seen = 0;
@@ -60,25 +64,20 @@ export async function runImport(
     options.onSkip?.(message);
   };
   try {
-    for await (const record of records) {
+    for await (const item of items) {
       if (++seen % 10_000 === 0) options.onRecords?.(seen);
-      const where = describeSource(record.source);
-      if (record.kind === 'invalid') {
-        reject(where, record.reason);
+      const where = describeSource(item.source);
+      if (item.kind === 'invalid') {
+        reject(where, item.reason);
         continue;
       }
-      if (record.kind === 'skipped') {
+      if (item.kind === 'skipped') {
         counts.skipped++;
-        options.onSkip?.(`${where}: ${record.reason}`);
-        continue;
-      }
-      const valid = recheck(record);
-      if (typeof valid === 'string') {
-        reject(where, valid);
+        options.onSkip?.(`${where}: ${item.reason}`);
         continue;
       }
       try {
-        counts[await transaction.put(valid)]++;
+        counts[await transaction.put(item)]++;
       } catch (error) {
         if (!(error instanceof RecordRejected)) throw error;
         reject(where, error.message);

@@ -1,5 +1,6 @@
-import type { Brand, Category, CatalogRecord, Food, Tag } from '../domain/records.js';
+import type { Brand, Category, CatalogRecord, Food, SourceRef, Tag } from '../domain/records.js';
 import type { Region } from '../domain/regions.js';
+import type { FoodRow } from './food-row.js';
 
 /** Ids where each id may carry `!`: plain ids include, `!` ids exclude (contract C3). */
 export interface IdFilter {
@@ -156,10 +157,18 @@ export type PutOutcome = 'added' | 'changed' | 'unchanged';
 /** Raised by an import transaction when a record breaks a rule that needs the database. */
 export class RecordRejected extends Error {}
 
+/**
+ * What an import puts: a checked record, or a food as the row prepared from it (foodRow), which
+ * the store writes exactly as it would the food: an import worker sends rows, not foods.
+ */
+export type ImportRecord =
+  | Exclude<CatalogRecord, { kind: 'invalid' | 'skipped' }>
+  | { readonly kind: 'food-row'; readonly row: FoodRow; readonly source: SourceRef };
+
 /** One import, one transaction (contract C4). */
 export interface ImportTransaction {
   /** Upserts one record by id; throws RecordRejected when it breaks a reference rule. */
-  put(record: Exclude<CatalogRecord, { kind: 'invalid' | 'skipped' }>): Promise<PutOutcome>;
+  put(record: ImportRecord): Promise<PutOutcome>;
   /**
    * Checks the rules that need the whole catalogue (parents exist, no cycles, foods only in
    * leaves, regions agree). Returns one message per problem; empty when all hold.

@@ -1,13 +1,12 @@
 import type { Database, Statement } from 'better-sqlite3';
-import type { CatalogBrand, CatalogCategory, CatalogFood, CatalogRecord, CatalogTag, CategoryPathEntry } from '../../domain/records.js';
+import { envInteger } from '../../config.js';
+import type { CatalogBrand, CatalogCategory, CatalogTag, CategoryPathEntry } from '../../domain/records.js';
 import { describeSource } from '../../domain/records.js';
 import { GENERIC_BRAND_IDS, GENERIC_BRAND_NAME } from '../../domain/regions.js';
-import { deriveRevisionId } from '../../domain/revision.js';
 import { fold } from '../../domain/text.js';
-import { RecordRejected, type ImportTransaction, type PutOutcome } from '../catalog-store.js';
+import { RecordRejected, type ImportRecord, type ImportTransaction, type PutOutcome } from '../catalog-store.js';
+import { foodRow, searchTexts, type FoodRow } from '../food-row.js';
 import { rebuildSearchData } from './search-data.js';
-
-type PutRecord = Exclude<CatalogRecord, { kind: 'invalid' | 'skipped' }>;
 
 const GENERIC_IDS: ReadonlySet<string> = new Set(Object.values(GENERIC_BRAND_IDS));
 
@@ -19,9 +18,7 @@ const GENERIC_IDS: ReadonlySet<string> = new Set(Object.values(GENERIC_BRAND_IDS
  * up by id and revision, and a UNIQUE constraint's index cannot be dropped.
  */
 export function bulkMinFoods(): number {
-  const raw = process.env['FOODLOOKUP_IMPORT_BULK_MIN'];
-  const n = raw === undefined ? NaN : Number(raw);
-  return Number.isInteger(n) && n >= 0 ? n : 20_000;
+  return envInteger('FOODLOOKUP_IMPORT_BULK_MIN', 0, 20_000);
 }
 
 /** The page cache (and so the sorter's memory) while dropped indexes are built, in KiB. */
@@ -30,21 +27,8 @@ const INDEX_BUILD_CACHE_KIB = 8192;
 /** At most this many problems of one kind are listed; the rest are counted. */
 const PROBLEM_SAMPLE = 20;
 
-/** Food columns that are not looked up by id: stored as one JSON text. */
-function foodBody(food: CatalogFood): string {
-  return JSON.stringify({
-    otherNames: food.otherNames,
-    description: food.description,
-    note: food.note,
-    mass: food.mass,
-    volume: food.volume,
-    servings: food.servings,
-    upcs: food.upcs,
-    nutrients: food.nutrients,
-  });
-}
-
-interface BrandLookup { rid: number; name: string; region: string }
+/** `key` is fold(name), computed once per row read: every food's search row holds its brand's. */
+interface BrandLookup { rid: number; name: string; region: string; key?: string }
 interface CategoryLookup { rid: number; name: string; region: string; parent_id: string | null }
 interface TagLookup { rid: number; name: string }
 
@@ -164,25 +148,33 @@ export class SqliteImport implements ImportTransaction {
     this.hasChild = new RowCache((id) => (this.s['catHasChild']!.get(id) ? true : undefined));
   }
 
-  put(record: PutRecord): Promise<PutOutcome> {
+  put(record: ImportRecord): Promise<PutOutcome> {
     const source = describeSource(record.source);
     let outcome: PutOutcome;
+    let id: string;
     switch (record.kind) {
       case 'brand':
         outcome = this.putBrand(record.value);
+        id = record.value.id;
         break;
       case 'category':
         outcome = this.putCategory(record.value);
+        id = record.value.id;
         break;
       case 'tag':
         outcome = this.putTag(record.value);
+        id = record.value.id;
         break;
       case 'food':
-        outcome = this.putFood(record.value);
+        outcome = this.putFood(foodRow(record.value));
+        id = record.value.foodId;
+        break;
+      case 'food-row':
+        outcome = this.putFood(record.row);
+        id = record.row.foodId;
         break;
     }
-    const id = record.kind === 'food' ? record.value.foodId : record.value.id;
-    this.s['seen']!.run(record.kind, id, source);
+    this.s['seen']!.run(record.kind === 'food-row' ? 'food' : record.kind, id, source);
     return Promise.resolve(outcome);
   }
 
@@ -245,11 +237,9 @@ export class SqliteImport implements ImportTransaction {
     return 'changed';
   }
 
-  private putFood(food: CatalogFood): PutOutcome {
-    const contentHash = deriveRevisionId(food);
-    const revision = food.revisionId ?? contentHash;
+  private putFood(food: FoodRow): PutOutcome {
     const row = this.s['foodGet']!.get(food.foodId) as { rid: number; revision_id: string; content_hash: string } | undefined;
-    if (row && row.revision_id === revision && row.content_hash === contentHash) return 'unchanged';
+    if (row && row.revision_id === food.revisionId && row.content_hash === food.contentHash) return 'unchanged';
 
     const brand = this.brands.get(food.brand);
     if (!brand) {
@@ -268,12 +258,12 @@ export class SqliteImport implements ImportTransaction {
       if (!this.tags.get(tag)) throw new RecordRejected(`tag ${tag} does not exist (a tag must come before the foods that carry it)`);
     }
     // A derived revision covers the foodId, so only a given one can clash with another food's.
-    const clash = food.revisionId ? (this.s['foodByRevision']!.get(revision, food.foodId) as { id: string } | undefined) : undefined;
-    if (clash) throw new RecordRejected(`revisionId ${revision} is already the revision of food ${clash.id}`);
+    const clash = food.revisionGiven ? (this.s['foodByRevision']!.get(food.revisionId, food.foodId) as { id: string } | undefined) : undefined;
+    if (clash) throw new RecordRejected(`revisionId ${food.revisionId} is already the revision of food ${clash.id}`);
 
     const columns = [
-      revision, contentHash, food.region, food.brand, food.category, food.name, fold(food.name),
-      food.classification, food.classification.toLowerCase(), fold(food.classification), JSON.stringify(food.tags), foodBody(food), this.now,
+      food.revisionId, food.contentHash, food.region, food.brand, food.category, food.name, food.nameKey,
+      food.classification, food.classificationKey, food.classificationFold, food.tagsJson, food.body, this.now,
     ] as const;
     let rid: number | bigint;
     if (row) {
@@ -285,10 +275,8 @@ export class SqliteImport implements ImportTransaction {
       rid = this.s['foodIns']!.run(food.foodId, ...columns).lastInsertRowid;
       this.addedFoods++;
     }
-    this.s['foodFtsIns']!.run(
-      rid, fold(food.name), fold(brand.name), fold(food.classification),
-      fold((food.otherNames ?? []).join(' \n ')), fold(food.description ?? ''),
-    );
+    brand.key ??= fold(brand.name);
+    this.s['foodFtsIns']!.run(rid, food.nameKey, brand.key, food.classificationFold, food.otherNamesFold, food.descriptionFold);
     for (const tag of food.tags) this.s['foodTagsIns']!.run(tag, rid);
     this.changedFoods++;
     if (++this.writtenFoods === this.bulkAt) this.dropIndexes();
@@ -506,10 +494,9 @@ export class SqliteImport implements ImportTransaction {
           JOIN brands b ON b.id = f.brand_id WHERE f.brand_id IN (SELECT value FROM json_each(?))`)
         .all(list(this.renamedBrands)) as { rid: number; name: string; classification: string; body: string; brand: string }[];
       for (const row of rows) {
-        const body = JSON.parse(row.body) as { otherNames?: string[]; description?: string };
+        const texts = searchTexts(JSON.parse(row.body) as { otherNames?: string[]; description?: string });
         this.s['foodFtsDel']!.run(row.rid);
-        this.s['foodFtsIns']!.run(row.rid, fold(row.name), fold(row.brand), fold(row.classification),
-          fold((body.otherNames ?? []).join(' \n ')), fold(body.description ?? ''));
+        this.s['foodFtsIns']!.run(row.rid, fold(row.name), fold(row.brand), fold(row.classification), texts.otherNames, texts.description);
       }
     }
     if (this.changedFoods + this.changedBrands.size + this.changedCategories.size + this.changedTags.size > 0) {

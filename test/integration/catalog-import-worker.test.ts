@@ -1,0 +1,227 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { copyFileSync, createWriteStream, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { compareDatabases } from '../../bench/compare-imports.js';
+import { generate } from '../../bench/generate.js';
+import { readCatalog } from '../../src/importers/catalog/reader.js';
+import { ImportFailed, runImport, runImportFromFiles, type ImportOptions, type ImportSummary } from '../../src/importers/run-import.js';
+import { SqliteCatalogStore } from '../../src/store/sqlite/store.js';
+import { runCli, type CliResult } from '../helpers/cli.js';
+import { snapshot } from '../helpers/db-snapshot.js';
+import { u } from '../helpers/fixture-catalog.js';
+import { fixturePath, tempDir } from '../helpers/paths.js';
+import { randomCatalog, type RCatalog } from '../helpers/random-catalog.js';
+
+/**
+ * `foodlookup import` reads, checks and prepares records on a worker thread
+ * (runImportFromFiles); runImport does it all on the importing thread. Both must write the
+ * same catalogue, fail with the same message leaving the catalogue as it was, and skip the same
+ * records. Small batches make the worker cross many of them and wait for the importing thread.
+ */
+const SMALL_BATCHES = { FOODLOOKUP_IMPORT_BATCH: '7' };
+
+let dir: string;
+let cleanup: () => void;
+/** A generated catalogue (bench/generate.ts): every member a food can have. */
+let generated: string;
+/** The generated catalogue imported through the CLI (the worker path). */
+let start: string;
+const base = randomCatalog(23, 400);
+
+function lines(catalog: RCatalog): string[] {
+  return [
+    ...catalog.brands.map((b) => JSON.stringify({ kind: 'brand', ...b })),
+    ...catalog.categories.map((c) => JSON.stringify({ kind: 'category', ...c })),
+    ...catalog.tags.map((t) => JSON.stringify({ kind: 'tag', ...t })),
+    ...catalog.foods.map((f) => JSON.stringify({ kind: 'food', ...f })),
+  ];
+}
+
+function write(name: string, content: readonly string[]): string {
+  const path = join(dir, name);
+  writeFileSync(path, `${content.join('\n')}\n`);
+  return path;
+}
+
+function copyOf(source: string, name: string): string {
+  const path = join(dir, name);
+  copyFileSync(source, path);
+  return path;
+}
+
+function assertSame(a: string, b: string): void {
+  const result = compareDatabases(a, b, 50);
+  assert.equal(result.count, 0, result.list.join('\n'));
+}
+
+/** The summary the CLI printed, as runImport returns it. */
+function printed(result: CliResult): ImportSummary {
+  const match = /imported: (\d+) added, (\d+) changed, (\d+) unchanged, (\d+) skipped/.exec(result.stdout);
+  assert.ok(match, result.stdout + result.stderr);
+  return { added: Number(match[1]), changed: Number(match[2]), unchanged: Number(match[3]), skipped: Number(match[4]) };
+}
+
+interface InThread {
+  readonly summary?: ImportSummary;
+  readonly error?: Error;
+  readonly skips: string[];
+}
+
+/** The same import on the importing thread (runImport over the reader), as the CLI ran it before. */
+async function inThread(db: string, paths: readonly string[], options: Partial<ImportOptions> = {}): Promise<InThread> {
+  const store = new SqliteCatalogStore(db);
+  const skips: string[] = [];
+  try {
+    const summary = await runImport(store, readCatalog(paths, {}), {
+      replace: false, skipInvalid: false, onSkip: (message) => skips.push(message), ...options,
+    });
+    return { summary, skips };
+  } catch (error) {
+    return { error: error as Error, skips };
+  } finally {
+    await store.close();
+  }
+}
+
+before(async () => {
+  ({ dir, cleanup } = tempDir());
+  generated = join(dir, 'generated.jsonl');
+  const out = createWriteStream(generated);
+  await generate({ foods: 1500, seed: 5, out });
+  await new Promise<void>((resolve) => out.end(resolve));
+  start = join(dir, 'start.db');
+  const result = await runCli(['import', 'catalog', generated, '--db', start], SMALL_BATCHES);
+  assert.equal(result.code, 0, result.stderr);
+});
+
+after(() => cleanup());
+
+describe('import on a worker thread', () => {
+  test('a first import writes what the in-thread import writes', async () => {
+    const reference = join(dir, 'start-in-thread.db');
+    const { summary, error } = await inThread(reference, [generated]);
+    assert.equal(error, undefined);
+    assertSame(start, reference);
+    const again = await runCli(['import', 'catalog', generated, '--db', join(dir, 'start-again.db')]);
+    assert.equal(again.code, 0, again.stderr);
+    assert.deepEqual(printed(again), summary);
+  });
+
+  test('changes, a given revisionId and a second file (.json) write what the in-thread import writes', async () => {
+    const changed = readFileSync(generated, 'utf8').trimEnd().split('\n').map((line, i) => {
+      const record = JSON.parse(line) as Record<string, unknown>;
+      if (i === 0) record['name'] = `${String(record['name'])} Renamed`;
+      if (record['kind'] === 'food' && i % 10 === 0) record['name'] = `${String(record['name'])} changed`;
+      if (record['kind'] === 'food' && i % 25 === 0) record['revisionId'] = u(700_000 + i);
+      return JSON.stringify(record);
+    });
+    const paths = [write('changed.jsonl', changed), fixturePath('catalog.json')];
+    const viaWorker = copyOf(start, 'changed-worker.db');
+    const result = await runCli(['import', 'catalog', ...paths, '--db', viaWorker], SMALL_BATCHES);
+    assert.equal(result.code, 0, result.stderr);
+    const reference = copyOf(start, 'changed-in-thread.db');
+    const { summary } = await inThread(reference, paths);
+    assert.deepEqual(printed(result), summary);
+    assert.ok(summary!.changed > 100 && summary!.added === 22, JSON.stringify(summary));
+    assertSame(viaWorker, reference);
+  });
+
+  const foods = lines(base);
+  const firstFood = foods.findIndex((line) => line.includes('"kind":"food"'));
+  const withLine = (line: string): string[] => [...foods.slice(0, firstFood + 50), line, ...foods.slice(firstFood + 50)];
+  const food = base.foods[0]!;
+  for (const [name, what, content, extraPath, reason] of [
+    ['bad-json', 'bad JSON on a line', withLine('{"kind":"food",'), undefined, /bad-json\.jsonl:\d+: not valid JSON/],
+    ['rule', 'a food that breaks a record rule', withLine(JSON.stringify({ kind: 'food', ...food, foodId: u(800_001), servings: [] })), undefined,
+      /rule\.jsonl:\d+: food\.servings must be a list of at least one serving/],
+    ['rejected', 'a food the database rejects', withLine(JSON.stringify({ kind: 'food', ...food, foodId: u(800_002), brand: u(800_003) })), undefined,
+      /rejected\.jsonl:\d+: brand 00000000-0000-4000-8000-000000800003 does not exist/],
+    ['second', 'a reader error after the records of the first file', foods, 'second.txt', /second\.txt: a catalogue file ends in \.json or \.jsonl/],
+  ] as const) {
+    test(`${what}: the import fails with the in-thread message and changes nothing`, async () => {
+      const paths = [write(`${name}.jsonl`, content), ...(extraPath ? [write(extraPath, [])] : [])];
+      const target = copyOf(start, `${name}-worker.db`);
+      const before = snapshot(target);
+      const result = await runCli(['import', 'catalog', ...paths, '--db', target], SMALL_BATCHES);
+      assert.equal(result.code, 1, result.stderr);
+      assert.match(result.stderr, reason);
+      assert.equal(snapshot(target), before, 'the database changed');
+      const { error } = await inThread(copyOf(start, `${name}-in-thread.db`), paths);
+      assert.equal(result.stderr, `import failed, nothing was changed: ${error?.message}\n`);
+    });
+  }
+
+  test('--skip-invalid skips and reports the same records as the in-thread import', async () => {
+    const bad = [
+      '{"kind":"food",',
+      JSON.stringify({ kind: 'food', ...food, foodId: u(800_011), nutrients: { fat: -1 } }),
+      JSON.stringify({ kind: 'food', ...food, foodId: u(800_012), brand: u(800_013) }),
+      '{"kind":"spice"}',
+    ];
+    const path = write('some-bad.jsonl', [...foods.slice(0, firstFood + 30), bad[0]!, ...foods.slice(firstFood + 30, firstFood + 90),
+      bad[1]!, bad[2]!, ...foods.slice(firstFood + 90), bad[3]!]);
+    const viaWorker = join(dir, 'skip-worker.db');
+    const result = await runCli(['import', 'catalog', path, '--db', viaWorker, '--skip-invalid'], SMALL_BATCHES);
+    assert.equal(result.code, 0, result.stderr);
+    const reference = join(dir, 'skip-in-thread.db');
+    const { summary, skips } = await inThread(reference, [path], { skipInvalid: true });
+    assert.equal(skips.length, 4);
+    assert.equal(result.stderr, skips.map((message) => `skipped ${message}\n`).join(''));
+    assert.deepEqual(printed(result), summary);
+    assertSame(viaWorker, reference);
+  });
+
+  test('progress: the same record counts as in-thread, and the fraction read rises to 1', async () => {
+    const reference: number[] = [];
+    await inThread(join(dir, 'progress-in-thread.db'), [generated], { onRecords: (n) => reference.push(n) });
+    const store = new SqliteCatalogStore(join(dir, 'progress-worker.db'));
+    const counts: number[] = [];
+    const fractions: number[] = [];
+    try {
+      await runImportFromFiles(store, 'catalog', [generated], { onProgress: (f) => fractions.push(f) }, {
+        replace: false, skipInvalid: false, onRecords: (n) => counts.push(n),
+      });
+    } finally {
+      await store.close();
+    }
+    assert.deepEqual(counts, reference);
+    assert.ok(counts.length >= 3, `${counts.length} progress calls`);
+    assert.ok(fractions.length > 0 && fractions.every((f, i) => f > 0 && f <= 1 && (i === 0 || f >= fractions[i - 1]!)), String(fractions));
+    assert.equal(fractions.at(-1), 1);
+  });
+
+  /** A record the database rejects early in a long file: the worker is far from the end when the import fails. */
+  function rejectedEarly(name: string): string {
+    const more = Array.from({ length: 30_000 }, (_, i) => JSON.stringify({ kind: 'food', ...base.foods[i % base.foods.length]!, foodId: u(900_000 + i) }));
+    const rejected = JSON.stringify({ kind: 'food', ...food, foodId: u(800_021), brand: u(800_022) });
+    return write(name, [...foods.slice(0, firstFood + 20), rejected, ...more]);
+  }
+
+  test('a record the database rejects stops the worker early: its thread has ended when the import fails', async () => {
+    const path = rejectedEarly('early-in-process.jsonl');
+    const threads = (): number => readdirSync('/proc/self/task').length;
+    const store = new SqliteCatalogStore(copyOf(start, 'early-in-process.db'));
+    const fractions: number[] = [];
+    const before = threads();
+    try {
+      await assert.rejects(
+        runImportFromFiles(store, 'catalog', [path], { onProgress: (f) => fractions.push(f) }, { replace: false, skipInvalid: false }),
+        (error: Error) => error instanceof ImportFailed && /early-in-process\.jsonl:\d+: brand \S+ does not exist/.test(error.message),
+      );
+      assert.equal(threads(), before, 'the worker thread is gone');
+    } finally {
+      await store.close();
+    }
+    assert.ok((fractions.at(-1) ?? 0) < 0.5, `the worker read on to ${fractions.at(-1)}`);
+  });
+
+  test('a record the database rejects ends the CLI import with its message (no thread left to keep the process alive)', async () => {
+    const target = copyOf(start, 'early.db');
+    const before = snapshot(target);
+    const result = await runCli(['import', 'catalog', rejectedEarly('early.jsonl'), '--db', target], SMALL_BATCHES, 60_000);
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(result.stderr, /^import failed, nothing was changed: early\.jsonl:\d+: brand 00000000-0000-4000-8000-000000800022 does not exist/);
+    assert.equal(snapshot(target), before, 'the database changed');
+  });
+});
