@@ -1,3 +1,4 @@
+import { envInteger } from '../../config.js';
 import type { FoodFilters, FoodQuery } from '../catalog-store.js';
 import { ANYWHERE_WEIGHTS, IN_NAME_WEIGHTS, bm25Sql } from './bm25-parts.js';
 import { matcher } from './matching.js';
@@ -157,9 +158,7 @@ export function groupedSearchPage(q: FoodQuery, run: RankedStatements): { rids: 
  * lookup per food. FOODLOOKUP_EARLY_TOP_MIN changes it (tests use small catalogues).
  */
 function earlyMinMatches(): number {
-  const raw = process.env['FOODLOOKUP_EARLY_TOP_MIN'];
-  const n = raw === undefined ? NaN : Number(raw);
-  return Number.isInteger(n) && n >= 0 ? n : 20_000;
+  return envInteger('FOODLOOKUP_EARLY_TOP_MIN', 0, 20_000);
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { envInteger } from '../../config.js';
 import { REGIONS } from '../../domain/regions.js';
 import {
   ANYWHERE, COMPLETE_KEY, IN_NAME, NO_PLACE, bytes, encodePostings, narrowIds, type PostingList, type WordPostings,
@@ -25,9 +26,7 @@ export const TOP_DEPTH = 1000;
 
 /** Words matching fewer foods rank in well under a millisecond from their postings. */
 export function topMinMatches(): number {
-  const raw = process.env['FOODLOOKUP_RANKED_TOP_MIN'];
-  const n = raw === undefined ? NaN : Number(raw);
-  return Number.isInteger(n) && n > 0 ? n : 2000;
+  return envInteger('FOODLOOKUP_RANKED_TOP_MIN', 1, 2000);
 }
 
 export const TOP_DDL = `
