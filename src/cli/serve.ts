@@ -9,7 +9,9 @@ import { UsageError } from './usage.js';
  * or node's arguments). V8's defaults suit batch work: a busy server's young generation grows
  * to 32 MiB, and its old generation to about four times the live heap before a full
  * collection. At 1,000,000 foods that was ~100 MiB of garbage next to ~120 MiB of live data and
- * caches: peak private memory 281 MiB a worker, 216 MiB with these (bench/README.md).
+ * caches: the bench's peak private memory a worker was 291 MiB, and is 222-224 MiB with these
+ * (bench/README.md); interleaved runs with and without them showed no throughput difference
+ * beyond the machine's spread. `foodlookup start` (the bundled data) serves in its own process.
  */
 export const SERVING_V8_FLAGS: readonly string[] = ['--max-semi-space-size=4', '--heap-growing-percent=50'];
 
