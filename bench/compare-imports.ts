@@ -118,37 +118,34 @@ function compareSchema(a: Db, b: Db, out: Differences): void {
 
 function compareTable(a: Db, b: Db, table: Table, times: TimeMap, out: Differences): number {
   const sql = `SELECT * FROM ${quote(table.name)} ORDER BY ${table.orderBy}`;
+  // Both prepared before either iterates: a statement that fails on B must not leave A's
+  // connection busy, or closing it throws over the real error.
   const sa = a.prepare(sql);
   const sb = b.prepare(sql);
   const ia = sa.iterate() as IterableIterator<Row>;
   const ib = sb.iterate() as IterableIterator<Row>;
   let n = 0;
-  // Returned however the walk ends: an open iterator keeps its connection busy, and closing it
-  // would then throw over whatever error ended the walk.
   try {
-    return walk();
+    for (;;) {
+      const ra = ia.next();
+      const rb = ib.next();
+      if (ra.done || rb.done) {
+        if (!ra.done || !rb.done) out.add(`${table.name}: ${ra.done ? 'A' : 'B'} has fewer rows (${n} rows compared)`);
+        return n;
+      }
+      n++;
+      for (const column of Object.keys(ra.value)) {
+        if (column === 'origin' && table.name.endsWith('_fts_docsize')) continue;
+        const va = ra.value[column];
+        const vb = rb.value[column];
+        const isTime = TIME_COLUMNS.has(column) || (table.name === 'meta' && column === 'value' && ra.value['key'] === 'last_modified');
+        const ok = isTime ? times.agree(typeof va === 'string' ? Number(va) : va, typeof vb === 'string' ? Number(vb) : vb) : same(va, vb);
+        if (!ok) out.add(`${table.name} row ${n} (${table.orderBy} order) column ${column}: ${show(va)} / ${show(vb)}`);
+      }
+    }
   } finally {
     ia.return?.();
     ib.return?.();
-  }
-  function walk(): number {
-  for (;;) {
-    const ra = ia.next();
-    const rb = ib.next();
-    if (ra.done || rb.done) {
-      if (!ra.done || !rb.done) out.add(`${table.name}: ${ra.done ? 'A' : 'B'} has fewer rows (${n} rows compared)`);
-      return n;
-    }
-    n++;
-    for (const column of Object.keys(ra.value)) {
-      if (column === 'origin' && table.name.endsWith('_fts_docsize')) continue;
-      const va = ra.value[column];
-      const vb = rb.value[column];
-      const isTime = TIME_COLUMNS.has(column) || (table.name === 'meta' && column === 'value' && ra.value['key'] === 'last_modified');
-      const ok = isTime ? times.agree(typeof va === 'string' ? Number(va) : va, typeof vb === 'string' ? Number(vb) : vb) : same(va, vb);
-      if (!ok) out.add(`${table.name} row ${n} (${table.orderBy} order) column ${column}: ${show(va)} / ${show(vb)}`);
-    }
-  }
   }
 }
 
