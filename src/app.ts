@@ -1,6 +1,6 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import type { Config } from './config.js';
+import { envInteger, type Config } from './config.js';
 import type { CatalogStore } from './store/catalog-store.js';
 import type { Authenticator } from './tokens/authenticator.js';
 import { ApiError, errors } from './errors.js';
@@ -10,6 +10,7 @@ import { foodRoutes } from './http/routes/foods.js';
 import { namedRecordRoutes } from './http/routes/named-records.js';
 import { soapPlugin } from './soap/plugin.js';
 import { ResponseCache } from './http/response-cache.js';
+import { installTurnstile } from './http/turnstile.js';
 
 /** Longest request URI accepted (contract C3: 1,000 uuids in one list must fit). */
 export const MAX_URI_BYTES = 64 * 1024;
@@ -67,6 +68,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await checkToken(request, reply);
     }
   });
+
+  // A synchronous store's requests run in turns of this many µs (0: as they come).
+  const turnMicros = envInteger('FOODLOOKUP_TURN_US', 0, 2000);
+  if (deps.store.answersSynchronously && turnMicros > 0) installTurnstile(app, turnMicros / 1000);
 
   app.get('/healthz', () => ({ status: 'ok' }));
 

@@ -137,6 +137,7 @@ export interface SqliteStoreOptions {
 }
 
 export class SqliteCatalogStore implements CatalogStore {
+  readonly answersSynchronously = true;
   private readonly db: Db;
   private dictionary: Dictionary | undefined;
   private readonly stateStatement: Statement<[], { key: string; value: string }>;
