@@ -6,6 +6,8 @@
  *   node dist/bench/connections.js --url http://127.0.0.1:8080 --db bench/.cache/catalog-1000000.db \
  *     --scenario '^2 ' [--connections 64] [--seconds 8]
  *
+ * The server must accept the bench's token: serve with FOODLOOKUP_TOKENS=bench-token.
+ *
  * Node's event loop (libuv) accepts one connection per loop iteration, and a loop iteration
  * under load answers every connection that has a request waiting: with 64 connections opened at
  * once on a server that spends ~2 ms a request, the last ones wait for ~60 iterations of ~100 ms
@@ -41,6 +43,9 @@ function request(path: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const sent = performance.now();
     const req = http.request({ host: url.hostname, port: url.port, path, agent, headers: AUTH }, (res) => {
+      // A refused request is fast: counting it would flatter the server (serve with
+      // FOODLOOKUP_TOKENS=bench-token).
+      if (res.statusCode !== 200) reject(new Error(`${path}: HTTP ${res.statusCode}`));
       res.resume();
       res.on('end', () => resolve(performance.now() - sent));
     });

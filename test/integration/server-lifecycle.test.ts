@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Writable } from 'node:stream';
@@ -112,17 +112,37 @@ describe('the serve process', () => {
   });
 });
 
+/** Whether process `pid` holds a TCP socket listening on `port` (from /proc: no tools needed). */
+function listensOn(pid: number, port: string): boolean {
+  const inodes = new Set<string>();
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      const match = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+      if (match) inodes.add(match[1]!);
+    } catch {
+      // closed meanwhile
+    }
+  }
+  const hexPort = Number(port).toString(16).toUpperCase().padStart(4, '0');
+  return ['tcp', 'tcp6'].some((table) => readFileSync(`/proc/${pid}/net/${table}`, 'utf8').split('\n').slice(1).some((line) => {
+    const cols = line.trim().split(/\s+/);
+    return cols[1]?.endsWith(`:${hexPort}`) === true && cols[3] === '0A' && inodes.has(cols[9]!);
+  }));
+}
+
 describe('the serving worker', () => {
   const children = (pid: number): number[] =>
     execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).trim().split('\n').map(Number);
   const argv = (pid: number): string[] => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
 
-  test('one worker serves, started with the serving V8 flags', async () => {
+  test('one worker serves, started with the serving V8 flags, and accepts its connections itself', async () => {
     const server = await spawnServe(db);
     try {
       const [worker, ...more] = children(server.pid);
       assert.deepEqual(more, []);
       for (const flag of SERVING_V8_FLAGS) assert.ok(argv(worker!).includes(flag), `${flag} in ${argv(worker!).join(' ')}`);
+      // With round robin only the primary would hold the listening socket.
+      assert.ok(listensOn(worker!, new URL(server.url).port), 'the worker holds the listening socket');
       const answer = await fetch(`${server.url}/v1/foods?query=cheese`, { headers: { authorization: basic(TEST_TOKEN) } });
       assert.equal(answer.status, 200);
     } finally {
@@ -169,6 +189,9 @@ describe('serve --workers', () => {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       assert.equal(workers().length, 2);
+      // Round robin: the primary accepts and deals the connections out.
+      for (const worker of workers()) assert.ok(!listensOn(worker, new URL(server.url).port), `worker ${worker} does not listen itself`);
+      assert.ok(listensOn(server.pid, new URL(server.url).port), 'the primary listens');
       // Connections are dealt round-robin: several at once reach both workers.
       for (let round = 0; round < 5; round++) {
         const statuses = await Promise.all(Array.from({ length: 8 }, () =>
