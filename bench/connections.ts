@@ -56,10 +56,19 @@ function request(path: string): Promise<number> {
 
 const first: number[] = [];
 const later: number[] = [];
+/** The slowest requests: when they were sent (ms after the start) and what they asked. */
+const slowest: { ms: number; at: number; path: string }[] = [];
 await Promise.all(Array.from({ length: connections }, async () => {
   for (let n = 0; performance.now() < until; n++) {
-    const ms = await request(scenario.paths[next++ % scenario.paths.length]!);
+    const path = scenario.paths[next++ % scenario.paths.length]!;
+    const at = performance.now() - started;
+    const ms = await request(path);
     (n === 0 ? first : later).push(ms);
+    if (slowest.length < 5 || ms > slowest[slowest.length - 1]!.ms) {
+      slowest.push({ ms, at, path });
+      slowest.sort((a, b) => b.ms - a.ms);
+      slowest.length = Math.min(slowest.length, 5);
+    }
   }
 }));
 agent.destroy();
@@ -73,3 +82,4 @@ const seconds = (performance.now() - started) / 1000;
 process.stdout.write(`${scenario.name}, ${connections} connections, ${((first.length + later.length) / seconds).toFixed(0)} req/s\n`);
 process.stdout.write(`  first request of each connection: ${summary(first)}\n`);
 process.stdout.write(`  every later request:              ${summary(later)}\n`);
+for (const r of slowest) process.stdout.write(`  ${r.ms.toFixed(0).padStart(6)} ms, sent at ${(r.at / 1000).toFixed(2)} s: ${decodeURIComponent(r.path)}\n`);

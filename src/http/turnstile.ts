@@ -5,15 +5,19 @@ import type { FastifyInstance } from 'fastify';
  * few milliseconds, yielding to the event loop between turns, first come first served.
  *
  * Without it, every request whose bytes arrived in one poll of the event loop runs back to
- * back before the loop polls again: under load a poll holds ~64 searches (~100 ms), while
- * libuv hands the server about one new connection per poll, so the 64th connection of a burst
- * waited seconds for its first answer, and a request's wait depended on where its socket fell
- * in the poll. With turns, the loop polls every few milliseconds: connections are accepted as
- * they come and every request waits behind those that arrived before it, and no others.
+ * back before the loop polls again, and libuv accepts one new connection per poll: under load
+ * a poll held ~40 cold searches (~80 ms, strace), so the 64th connection of a burst waited
+ * seconds for its first answer, and a request's wait depended on where its socket fell in the
+ * poll. With turns, the loop polls every few milliseconds: connections are accepted as they
+ * come and every request waits behind those that arrived before it, and no others.
  *
- * A request is not held while it runs: the turnstile only decides when its handler starts. A
- * handler's synchronous part (the store's work) runs inside `pass`, so turns are measured by
- * the clock, not by counting requests.
+ * A request is not held while it runs: the turnstile only decides when its handler starts.
+ * While nobody waits, a request starts at once if the current turn has time left (the poll
+ * phase runs each socket's microtasks before the next, so the clock sees each request's work).
+ * Those that wait are released after the poll, a batch per loop iteration: a handler's work
+ * runs in microtasks after the release (it awaits the catalogue state first), so a batch is
+ * sized by the cost per request that the previous batches measured, from one release to the
+ * next, rather than by watching the clock while releasing.
  */
 export class Turnstile {
   private turnEnds = Number.NEGATIVE_INFINITY;
@@ -21,6 +25,9 @@ export class Turnstile {
   private yielded = true;
   private immediatePending = false;
   private readonly waiting: (() => void)[] = [];
+  /** Milliseconds a released request has cost, smoothed; 0 until a batch has been measured. */
+  private costMs = 0;
+  private batch: { readonly released: number; readonly size: number } | undefined;
 
   constructor(
     private readonly turnMs: number,
@@ -62,13 +69,21 @@ export class Turnstile {
   private readonly onCheck = (): void => {
     this.immediatePending = false;
     this.yielded = true;
+    const now = this.now();
+    if (this.batch !== undefined) {
+      // The last batch's requests have done their work since it was released (microtasks run
+      // before this immediate), and the loop has polled: that is the cost of a request.
+      const measured = (now - this.batch.released) / this.batch.size;
+      this.costMs = this.costMs === 0 ? measured : (this.costMs + measured) / 2;
+      this.batch = undefined;
+    }
     if (this.waiting.length === 0) return;
-    this.startTurn(this.now());
+    this.startTurn(now);
     // At least one request per turn, however long it takes.
-    do {
-      const go = this.waiting.shift();
-      go?.();
-    } while (this.waiting.length > 0 && this.now() < this.turnEnds);
+    const size = this.costMs > 0 ? Math.max(1, Math.floor(this.turnMs / this.costMs)) : 1;
+    const released = this.waiting.splice(0, size);
+    this.batch = { released: now, size: released.length };
+    for (const go of released) go();
   };
 }
 

@@ -3,62 +3,82 @@ import assert from 'node:assert/strict';
 import { setImmediate as loopComesRound } from 'node:timers/promises';
 import { Turnstile } from '../../src/http/turnstile.js';
 
-/** A clock the test moves: each request "works" by moving it. */
-function fakeClock(): { now: () => number; advance: (ms: number) => void } {
+/**
+ * A clock the test moves, and requests that work as a route handler does: after the release,
+ * in a microtask (the handler awaits the catalogue state first), moving the clock.
+ */
+function harness(turnMs: number): {
+  turnstile: Turnstile;
+  ran: string[];
+  request: (name: string, ms: number) => void;
+  /** What the server's poll phase does between two sockets: their microtasks run. */
+  nextSocket: () => Promise<void>;
+} {
   let t = 1000;
-  return { now: () => t, advance: (ms) => { t += ms; } };
+  const turnstile = new Turnstile(turnMs, () => t);
+  const ran: string[] = [];
+  const request = (name: string, ms: number): void => turnstile.pass(() => queueMicrotask(() => {
+    ran.push(name);
+    t += ms;
+  }));
+  return { turnstile, ran, request, nextSocket: () => new Promise<void>((resolve) => queueMicrotask(resolve)) };
 }
 
-test('turnstile: an idle server runs a request at once, and so does every request of an unspent turn', () => {
-  const clock = fakeClock();
-  const turnstile = new Turnstile(2, clock.now);
-  const ran: number[] = [];
-  for (let i = 0; i < 5; i++) turnstile.pass(() => { ran.push(i); clock.advance(0.3); });
-  assert.deepEqual(ran, [0, 1, 2, 3, 4]);
+test('turnstile: on an idle server requests start at once while the turn lasts', async () => {
+  const { turnstile, ran, request, nextSocket } = harness(2);
+  for (const name of ['a', 'b', 'c', 'd']) {
+    request(name, 0.3);
+    await nextSocket();
+  }
+  assert.deepEqual(ran, ['a', 'b', 'c', 'd']);
   assert.equal(turnstile.queued, 0);
 });
 
-test('turnstile: a spent turn makes later requests wait for the loop to come round, and they then run oldest first, a turn at a time', async () => {
-  const clock = fakeClock();
-  const turnstile = new Turnstile(2, clock.now);
-  const ran: string[] = [];
-  const work = (name: string) => () => { ran.push(name); clock.advance(1); };
-  // One poll's worth of requests: the first two fit the turn (2 ms), the rest wait.
-  for (const name of ['a', 'b', 'c', 'd', 'e', 'f', 'g']) turnstile.pass(work(name));
+test('turnstile: a spent turn makes later requests wait for the loop to come round; they start oldest first, in batches sized by what a request cost', async () => {
+  const { turnstile, ran, request, nextSocket } = harness(2);
+  // One poll's worth of sockets: a and b fit the turn (2 ms), the rest wait.
+  for (const name of ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h']) {
+    request(name, 1);
+    await nextSocket();
+  }
   assert.deepEqual(ran, ['a', 'b']);
-  assert.equal(turnstile.queued, 5);
+  assert.equal(turnstile.queued, 6);
 
   await loopComesRound();
-  assert.deepEqual(ran, ['a', 'b', 'c', 'd'], 'one turn of 2 ms after the poll');
-  // A request arriving now (the next poll) queues behind those already waiting.
-  turnstile.pass(work('late'));
-  assert.equal(turnstile.queued, 4);
+  assert.deepEqual(ran.slice(2), ['c'], 'nothing measured yet: one request');
+  // A request read in the next poll queues behind those already waiting.
+  request('late', 1);
+  await nextSocket();
+  assert.equal(turnstile.queued, 6);
 
   await loopComesRound();
-  assert.deepEqual(ran, ['a', 'b', 'c', 'd', 'e', 'f']);
+  assert.deepEqual(ran.slice(3), ['d', 'e'], 'c cost 1 ms: two fit a 2 ms turn');
   await loopComesRound();
-  assert.deepEqual(ran, ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'late']);
+  assert.deepEqual(ran.slice(5), ['f', 'g']);
+  await loopComesRound();
+  assert.deepEqual(ran.slice(7), ['h', 'late']);
   assert.equal(turnstile.queued, 0);
 });
 
-test('turnstile: a request longer than a turn still runs, one per turn', async () => {
-  const clock = fakeClock();
-  const turnstile = new Turnstile(2, clock.now);
-  const ran: string[] = [];
-  for (const name of ['slow1', 'slow2', 'slow3']) turnstile.pass(() => { ran.push(name); clock.advance(10); });
-  assert.deepEqual(ran, ['slow1']);
+test('turnstile: cheap requests are released many to a turn, a request longer than a turn alone', async () => {
+  const { ran, request, nextSocket } = harness(2);
+  request('slow', 10);
+  await nextSocket();
+  for (let i = 0; i < 30; i++) request(`cheap${i}`, 0.125);
   await loopComesRound();
-  assert.deepEqual(ran, ['slow1', 'slow2']);
+  assert.deepEqual(ran, ['slow', 'cheap0']);
   await loopComesRound();
-  assert.deepEqual(ran, ['slow1', 'slow2', 'slow3']);
+  assert.equal(ran.length, 2 + 16, 'cheap0 cost 0.125 ms: 16 fit a 2 ms turn');
+  await loopComesRound();
+  assert.equal(ran.length, 31);
 });
 
-test('turnstile: once the loop has come round with nobody waiting, a spent turn is followed by a new one at once', async () => {
-  const clock = fakeClock();
-  const turnstile = new Turnstile(2, clock.now);
-  const ran: string[] = [];
-  turnstile.pass(() => { ran.push('a'); clock.advance(5); });
+test('turnstile: once the loop has come round with nobody waiting, a request starts at once again', async () => {
+  const { ran, request, nextSocket } = harness(2);
+  request('a', 5);
+  await nextSocket();
   await loopComesRound();
-  turnstile.pass(() => { ran.push('b'); });
+  request('b', 0);
+  await nextSocket();
   assert.deepEqual(ran, ['a', 'b'], 'no wait: the loop has polled since the last turn began');
 });
