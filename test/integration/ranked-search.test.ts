@@ -25,11 +25,14 @@ import type { FoodQuery } from '../../src/store/catalog-store.js';
  * total, on the bundled USDA data plus foods built to tie and to test the name tier.
  * The importer keeps lists for words in at least 40 foods here (2,000 by default), so both the
  * lists and the postings-only words are exercised; early termination runs for words in more
- * than 100 foods (20,000 by default).
+ * than 100 foods (20,000 by default) with more than 30 foods in common (20,000 by default), and
+ * below that the foods in common are scored one by one.
  */
 process.env['FOODLOOKUP_RANKED_TOP_MIN'] = '40';
-// Early termination (early-top.ts) for searches whose rarest word is in more than 100 foods.
+// Early termination (early-top.ts) for searches whose rarest word is in more than 100 foods,
+// and among those, scoring each food in common when there are at most 30.
 process.env['FOODLOOKUP_EARLY_TOP_MIN'] = '100';
+process.env['FOODLOOKUP_SCORE_ALL_MAX'] = '30';
 
 let dir: string;
 let cleanup: () => void;

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodePostings, encodePostings, narrowIds, readIds, type FoodFacts, type WordPostings } from '../../src/store/sqlite/postings.js';
-import { countMatches, earlyTopMatches } from '../../src/store/sqlite/early-top.js';
+import { countMatches, earlyTopMatches, scoredMatches } from '../../src/store/sqlite/early-top.js';
 import { seededRandom } from '../../bench/random.js';
 import { forEachMatch, topMatches } from '../../src/store/sqlite/word-search.js';
 import { foodTest, type RecordRids } from '../../src/store/sqlite/food-filters.js';
@@ -107,7 +107,7 @@ describe('filters in memory', () => {
 });
 
 describe('early termination and counting (early-top.ts)', () => {
-  test('the same page and total as visiting every match, over random lists of every density', () => {
+  test('the same page and total as visiting every match, over random lists of every density (early termination, and scoring the foods in common)', () => {
     const random = seededRandom(2024);
     const ridLimit = 4000;
     const place = Uint32Array.from({ length: ridLimit }, (_, rid) => (rid * 7919) % ridLimit);
@@ -126,6 +126,7 @@ describe('early termination and counting (early-top.ts)', () => {
       for (const depth of [1, 20, 200]) {
         const all = topMatches(lists, undefined, depth, place);
         assert.deepEqual(earlyTopMatches(lists, depth, place), all.rids, `case ${i}, depth ${depth}`);
+        assert.deepEqual(scoredMatches(lists, depth, place), all, `case ${i}, depth ${depth}, scored`);
         assert.equal(countMatches(lists, ridLimit), all.total, `case ${i}`);
         compared += all.rids.length;
       }

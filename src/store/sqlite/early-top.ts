@@ -111,8 +111,13 @@ export function prepareForEarlyTop(p: WordPostings, ridLimit: number): void {
   byPartOf(p);
 }
 
-/** How many foods have every word (rids below `ridLimit`). */
-export function countMatches(lists: readonly WordPostings[], ridLimit: number): number {
+/**
+ * The foods having every word (rids below `ridLimit`), in rid order, each passed to `visit`
+ * when given; returns how many there are. Common words' bitmaps are ANDed a 32-bit word at a
+ * time; otherwise the shortest list drives and each other is tested by bit or by galloping
+ * forward (rids ascend).
+ */
+function intersect(lists: readonly WordPostings[], ridLimit: number, visit?: (rid: number) => void): number {
   if (lists.length === 0) return 0;
   const bitmaps = lists.map((p) => bitmapOf(p, ridLimit));
   if (bitmaps.every((b) => b !== undefined)) {
@@ -121,11 +126,14 @@ export function countMatches(lists: readonly WordPostings[], ridLimit: number): 
     for (let w = 0; w < words[0]!.length; w++) {
       let x = words[0]![w]!;
       for (let i = 1; i < words.length && x !== 0; i++) x &= words[i]![w]!;
-      if (x !== 0) total += popcount32(x);
+      if (x === 0) continue;
+      total += popcount32(x);
+      if (visit !== undefined) {
+        for (; x !== 0; x &= x - 1) visit((w << 5) | (31 - Math.clz32(x & -x)));
+      }
     }
     return total;
   }
-  // The shortest list drives; each other is tested by bit or by galloping forward (rids ascend).
   const driver = lists.reduce((best, p) => (p.rids.length < best.rids.length ? p : best));
   const dense: Uint32Array[] = [];
   const sparse: Uint32Array[] = [];
@@ -151,8 +159,32 @@ export function countMatches(lists: readonly WordPostings[], ridLimit: number): 
       if (rids[j] !== rid) continue outer;
     }
     total++;
+    visit?.(rid);
   }
   return total;
+}
+
+/** How many foods have every word (rids below `ridLimit`). */
+export function countMatches(lists: readonly WordPostings[], ridLimit: number): number {
+  return intersect(lists, ridLimit);
+}
+
+/**
+ * The same page and total as `topMatches` without a filter, by scoring each food of the
+ * intersection (found as `countMatches` finds it) with a lookup per word. For common words
+ * with few foods in common, cheaper than `earlyTopMatches`, which cannot stop early then: its
+ * page fills slowly, so it reads every list to its end with a lookup per food read.
+ */
+export function scoredMatches(lists: readonly WordPostings[], depth: number, place: Uint32Array): { rids: number[]; total: number } {
+  const ridLimit = place.length;
+  const top = new TopFoods(depth, place);
+  const locate = lists.map((p) => locator(p, ridLimit));
+  const at = new Array<number>(lists.length).fill(0);
+  const total = intersect(lists, ridLimit, (rid) => {
+    for (let j = 0; j < lists.length; j++) at[j] = locate[j]!(rid);
+    top.add(rid, matchTier(lists, at), matchScore(lists, at));
+  });
+  return { rids: top.sorted(), total };
 }
 
 /** Margin on the bound: the stored parts are added in another order there, so it may differ in the last bits. */

@@ -6,7 +6,7 @@ import { ANYWHERE, IN_NAME, type PostingList, type WordPostings } from './postin
 import { hasFoodFilter } from './queries.js';
 import { TOP_DEPTH } from './search-data.js';
 import { groupedByBrand, topMatches, type FoodTest } from './word-search.js';
-import { countMatches, earlyTopMatches } from './early-top.js';
+import { countMatches, earlyTopMatches, scoredMatches } from './early-top.js';
 
 /**
  * Which plan answers a ranked search, and the plans that do not need the general query.
@@ -162,13 +162,25 @@ function earlyMinMatches(): number {
 }
 
 /**
- * Several common words without a filter: the page by early termination and the total by
- * counting (early-top.ts); otherwise every match is visited and scored (word-search.ts).
+ * Up to this many foods in common (default 20,000), several common words are ranked by scoring
+ * each of them rather than by early termination, which reads every list to its end when few
+ * foods have all the words. FOODLOOKUP_SCORE_ALL_MAX changes it (tests use small catalogues).
+ */
+function scoreAllMaxMatches(): number {
+  return envInteger('FOODLOOKUP_SCORE_ALL_MAX', 0, 20_000);
+}
+
+/**
+ * Several common words without a filter: counted first (early-top.ts), then the foods in
+ * common scored one by one when they are few, else the page by early termination; otherwise
+ * every match is visited and scored (word-search.ts).
  */
 function rankInMemory(lists: readonly WordPostings[], accept: FoodTest, depth: number, place: Uint32Array): { rids: number[]; total: number } {
   const shortest = Math.min(...lists.map((p) => p.rids.length));
   if (accept !== undefined || lists.length < 2 || shortest <= earlyMinMatches()) return topMatches(lists, accept, depth, place);
-  return { rids: earlyTopMatches(lists, depth, place), total: countMatches(lists, place.length) };
+  const total = countMatches(lists, place.length);
+  if (total <= scoreAllMaxMatches()) return scoredMatches(lists, depth, place);
+  return { rids: earlyTopMatches(lists, depth, place), total };
 }
 
 /** The page's rids and the total, or undefined when the query needs the general plan. */
