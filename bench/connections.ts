@@ -8,11 +8,12 @@
  *
  * The server must accept the bench's token: serve with FOODLOOKUP_TOKENS=bench-token.
  *
- * Node's event loop (libuv) accepts one connection per loop iteration, and a loop iteration
- * under load answers every connection that has a request waiting: with 64 connections opened at
- * once on a server that spends ~2 ms a request, the last ones wait for ~60 iterations of ~100 ms
- * before their first request is even read. A bare Node http server spending 3 ms a request shows
- * the same (strace: one accept4 per iteration), so it is the runtime's, not the service's.
+ * Node's event loop (libuv) accepts one connection per loop iteration (strace: one accept4 per
+ * iteration, also on a bare Node http server). Left alone, an iteration under load answers
+ * every connection that has a request waiting: with 64 connections opened at once on a server
+ * that spends ~2 ms a request, the last ones waited ~60 iterations of up to ~100 ms before their
+ * first request was even read. The server's turnstile (src/http/turnstile.ts) keeps iterations
+ * to a turn of ~2 ms; this tool shows what remains of that ramp.
  */
 import http from 'node:http';
 import { parseArgs } from 'node:util';
