@@ -83,7 +83,17 @@ export class Turnstile {
     const size = this.costMs > 0 ? Math.max(1, Math.floor(this.turnMs / this.costMs)) : 1;
     const released = this.waiting.splice(0, size);
     this.batch = { released: now, size: released.length };
-    for (const go of released) go();
+    // Every released request starts even if one throws (none should: each is Fastify's
+    // `done`); the first error is then thrown as it would have been.
+    let failure: { error: unknown } | undefined;
+    for (const go of released) {
+      try {
+        go();
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+    if (failure !== undefined) throw failure.error;
   };
 }
 

@@ -1,7 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { setImmediate as loopComesRound } from 'node:timers/promises';
+import { pathToFileURL } from 'node:url';
 import { Turnstile } from '../../src/http/turnstile.js';
+import { ROOT } from '../helpers/paths.js';
 
 /**
  * A clock the test moves, and requests that work as a route handler does: after the release,
@@ -81,4 +85,26 @@ test('turnstile: once the loop has come round with nobody waiting, a request sta
   request('b', 0);
   await nextSocket();
   assert.deepEqual(ran, ['a', 'b'], 'no wait: the loop has polled since the last turn began');
+});
+
+test('turnstile: a released request that throws does not keep the rest of its batch waiting; the error still surfaces', () => {
+  // In a process of its own: the error is thrown from the loop's check phase, uncaught.
+  const script = `
+    import { Turnstile } from ${JSON.stringify(pathToFileURL(join(ROOT, 'dist/src/http/turnstile.js')).href)};
+    let t = 1000;
+    const turnstile = new Turnstile(2, () => t);
+    const ran = [];
+    const work = (name, ms) => () => { ran.push(name); t += ms; };
+    process.on('exit', () => console.log(ran.join(',')));
+    turnstile.pass(work('long', 5));
+    turnstile.pass(work('a', 0.5));
+    turnstile.pass(() => { throw new Error('broken hook chain'); });
+    turnstile.pass(work('b', 0.5));
+    turnstile.pass(work('c', 0.5));
+  `;
+  const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 10_000 });
+  // 'a' alone first (nothing measured yet), then a batch of four: the thrower, b and c.
+  assert.equal(result.stdout.trim(), 'long,a,b,c');
+  assert.match(result.stderr, /broken hook chain/);
+  assert.notEqual(result.status, 0);
 });
