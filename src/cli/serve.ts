@@ -29,8 +29,9 @@ function servingExecArgv(): string[] {
  */
 function runPrimary(config: Config): void {
   // A lone worker accepts its connections itself. Node's default (round robin) has the primary
-  // accept each one and hand it over, one at a time, and a busy worker takes a handover only
-  // between requests: in the bench, the 64th connection of a burst waited up to 4.7 s for its
+  // accept each one and hand it over through IPC, one at a time, and a busy worker takes a
+  // handover only when its loop comes round: in the bench, before the turnstile kept the
+  // worker's loop iterations short, the 64th connection of a burst waited up to 4.7 s for its
   // first answer, and 0.2 s with this. Several workers keep round robin, which spreads the
   // connections evenly. NODE_CLUSTER_SCHED_POLICY, when set, is the user's choice.
   if (config.workers === 1 && process.env['NODE_CLUSTER_SCHED_POLICY'] === undefined) cluster.schedulingPolicy = cluster.SCHED_NONE;
