@@ -48,7 +48,7 @@ export class Turnstile {
     this.comeRound();
   }
 
-  /** Requests waiting for a turn (for tests and diagnostics). */
+  /** Requests waiting for a turn (the tests read it). */
   get queued(): number {
     return this.waiting.length;
   }
@@ -101,10 +101,9 @@ export class Turnstile {
  * Installs a turnstile in front of every handler of `app`: after authentication, so a refused
  * request is not held up by the ones doing work.
  */
-export function installTurnstile(app: FastifyInstance, turnMs: number): Turnstile {
+export function installTurnstile(app: FastifyInstance, turnMs: number): void {
   const turnstile = new Turnstile(turnMs);
   app.addHook('preHandler', (_request, _reply, done) => {
     turnstile.pass(done);
   });
-  return turnstile;
 }
