@@ -10,6 +10,8 @@ import type {
 } from '../catalog-store.js';
 import { migrate } from './schema.js';
 import { SqliteImport } from './writer.js';
+import { isBusyError } from './busy.js';
+import { heldByImportMessage, returnToWal, takeRollbackJournal } from './import-journal.js';
 import {
   FOOD_COLUMNS, brandRowToBrand, categoryRowToCategory, foodRowToFood, foodRowToJson, tagRowToTag,
   type BrandRow, type CategoryRow, type FoodContext, type FoodJsonContext, type FoodRow, type TagRow,
@@ -152,7 +154,12 @@ export class SqliteCatalogStore implements CatalogStore {
   constructor(readonly path: string, options: SqliteStoreOptions = {}) {
     if (!options.readonly && path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     this.db = new Database(path, { fileMustExist: options.readonly ?? false });
-    this.db.pragma('journal_mode = WAL');
+    try {
+      this.db.pragma('journal_mode = WAL');
+    } catch (error) {
+      this.db.close();
+      throw isBusyError(error) ? new Error(heldByImportMessage(path)) : error;
+    }
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
     // Reads go through the OS page cache, so a smaller SQLite cache costs little; it also
@@ -430,9 +437,21 @@ export class SqliteCatalogStore implements CatalogStore {
 
   beginImport(options: { readonly replace: boolean }): Promise<ImportTransaction> {
     this.closeBatch();
-    return Promise.resolve(new SqliteImport(this.db, options.replace, () => {
-      this.seenDataVersion = undefined;
-    }));
+    const alone = takeRollbackJournal(this.db, this.path);
+    const ended = (): void => {
+      if (alone) returnToWal(this.db);
+    };
+    try {
+      return Promise.resolve(new SqliteImport(this.db, options.replace, {
+        committed: () => {
+          this.seenDataVersion = undefined;
+        },
+        ended,
+      }));
+    } catch (error) {
+      ended();
+      throw error;
+    }
   }
 
   close(): Promise<void> {

@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { isBusyError } from './busy.js';
 import { isQuotaWindow } from '../../tokens/quota.js';
 import type { NewToken, TokenCredential, TokenInfo, TokenStore } from '../../tokens/token-store.js';
 
@@ -62,12 +63,6 @@ export interface SqliteTokenStoreOptions {
    * short: better-sqlite3 waits synchronously, and a last-use write can simply be retried later.
    */
   readonly busyTimeoutMs?: number;
-}
-
-/** True for SQLite's "another connection holds the lock" errors, which are worth retrying later. */
-function isBusyError(error: unknown): boolean {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
 }
 
 export class SqliteTokenStore implements TokenStore {

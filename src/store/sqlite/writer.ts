@@ -66,6 +66,13 @@ interface CategoryRow {
   hierarchy: string;
 }
 
+export interface ImportHooks {
+  /** After COMMIT: readers on this connection cannot see their own commits in `PRAGMA data_version`. */
+  readonly committed?: () => void;
+  /** After COMMIT or ROLLBACK, when the transaction is over. */
+  readonly ended?: () => void;
+}
+
 /**
  * One import in one SQLite transaction. Records are upserted as they arrive; the rules that
  * need the whole catalogue run in `check()`, and derived data (category hierarchy, leaf
@@ -98,8 +105,7 @@ export class SqliteImport implements ImportTransaction {
   constructor(
     private readonly db: Database,
     private readonly replace: boolean,
-    /** Told after COMMIT: readers on this connection cannot see their own commits in `PRAGMA data_version`. */
-    private readonly onCommit: () => void = () => undefined,
+    private readonly hooks: ImportHooks = {},
   ) {
     db.exec('BEGIN IMMEDIATE');
     // Appended in file order, indexed only when asked (sourceOf, --replace): a keyed table took a
@@ -510,7 +516,8 @@ export class SqliteImport implements ImportTransaction {
     if (this.open) {
       this.open = false;
       this.db.exec('COMMIT');
-      this.onCommit();
+      this.hooks.committed?.();
+      this.hooks.ended?.();
     }
     return Promise.resolve();
   }
@@ -519,6 +526,7 @@ export class SqliteImport implements ImportTransaction {
     if (this.open) {
       this.open = false;
       if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      this.hooks.ended?.();
     }
     return Promise.resolve();
   }

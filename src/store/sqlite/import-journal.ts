@@ -1,0 +1,47 @@
+import type { Database } from 'better-sqlite3';
+import { isBusyError } from './busy.js';
+
+/**
+ * The journal an import writes through. Readers use WAL, so an import never blocks them; but in
+ * WAL mode every page an import writes is written twice (to the WAL, then copied into the
+ * database by the checkpoint at commit), and every page it reads back is first looked up in
+ * the WAL index. A first import of 1,000,000 foods took 138 s in WAL mode and 111 s with a
+ * rollback journal, its commit 12 s against 0.3 s (bench/README.md).
+ *
+ * So an import takes the rollback journal when nothing else has the database open, and keeps
+ * WAL otherwise: leaving WAL needs every other connection closed, and SQLite refuses at once
+ * (SQLITE_BUSY) when one is open, whatever its state. A server that is running therefore
+ * keeps answering from the old catalogue during the import, as before.
+ */
+
+/**
+ * Switches to a rollback journal when this is the only connection; returns whether it did.
+ * FULL sync: in rollback mode NORMAL may lose the database to a power cut at a bad moment.
+ */
+export function takeRollbackJournal(db: Database, path: string): boolean {
+  if (path === ':memory:' || path === '') return false;
+  const timeout = db.pragma('busy_timeout', { simple: true }) as number;
+  db.pragma('busy_timeout = 0');
+  try {
+    if (db.pragma('journal_mode = DELETE', { simple: true }) !== 'delete') return false;
+  } catch (error) {
+    if (isBusyError(error)) return false;
+    throw error;
+  } finally {
+    db.pragma(`busy_timeout = ${timeout}`);
+  }
+  db.pragma('synchronous = FULL');
+  return true;
+}
+
+/** Back to WAL once the import's transaction has ended (committed or rolled back). */
+export function returnToWal(db: Database): void {
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+}
+
+/** The message for a connection that could not enter WAL mode because an import holds the database alone. */
+export function heldByImportMessage(path: string): string {
+  return `${path} is being written by an import that has it to itself (no server had it open when the import began); ` +
+    'open it once the import has finished. A server started before an import keeps serving during it.';
+}

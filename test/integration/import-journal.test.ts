@@ -1,0 +1,122 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { openSync, readSync, closeSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { readCatalog } from '../../src/importers/catalog/reader.js';
+import { ImportFailed, runImport } from '../../src/importers/run-import.js';
+import { SqliteCatalogStore } from '../../src/store/sqlite/store.js';
+import { fixturePath, tempDir } from '../helpers/paths.js';
+import { fixtureCatalog } from '../helpers/fixture-catalog.js';
+
+/** The journal mode the file itself records: bytes 18 and 19 of the header are 2 in WAL mode, 1 otherwise. */
+function fileIsWal(path: string): boolean {
+  const header = Buffer.alloc(20);
+  const fd = openSync(path, 'r');
+  try {
+    readSync(fd, header, 0, 20, 0);
+  } finally {
+    closeSync(fd);
+  }
+  return header[18] === 2 && header[19] === 2;
+}
+
+const foodCount = (db: Database.Database): number => db.prepare('SELECT count(*) FROM foods').pluck().get() as number;
+
+// An import takes a rollback journal only when nothing else has the database open (import-journal.ts).
+describe('the journal an import writes through', () => {
+  test('alone, an import writes through a rollback journal and leaves the database in WAL mode', async () => {
+    const { dir, cleanup } = tempDir();
+    const path = join(dir, 'catalog.db');
+    const store = new SqliteCatalogStore(path);
+    try {
+      const during: string[] = [];
+      const summary = await runImport(store, readCatalog([fixturePath('catalog.json')], {}), {
+        replace: false,
+        skipInvalid: false,
+        onFinishing: () => during.push(store.connection.pragma('journal_mode', { simple: true }) as string),
+      });
+      assert.ok(summary.added > 0);
+      assert.deepEqual(during, ['delete']);
+      assert.equal(store.connection.pragma('journal_mode', { simple: true }), 'wal');
+      assert.equal(fileIsWal(path), true);
+    } finally {
+      await store.close();
+      cleanup();
+    }
+  });
+
+  test('while another connection has the database open, the import keeps WAL and that connection reads on', async () => {
+    const { dir, cleanup } = tempDir();
+    const path = join(dir, 'catalog.db');
+    const store = new SqliteCatalogStore(path);
+    const reader = new Database(path, { readonly: true, timeout: 0 });
+    try {
+      const load = (onFinishing?: () => void) =>
+        runImport(store, readCatalog([fixturePath('catalog.json')], {}), { replace: false, skipInvalid: false, ...(onFinishing ? { onFinishing } : {}) });
+      const before = foodCount(reader);
+      const seen: { mode: string; foods: number }[] = [];
+      await load(() => seen.push({ mode: store.connection.pragma('journal_mode', { simple: true }) as string, foods: foodCount(reader) }));
+      // The reader saw the catalogue as it was, mid-import, without waiting for the writer.
+      assert.deepEqual(seen, [{ mode: 'wal', foods: before }]);
+      assert.ok(foodCount(reader) > before);
+    } finally {
+      reader.close();
+      await store.close();
+      cleanup();
+    }
+  });
+
+  test('a store opened while an import has the database to itself fails with a message that says so', async () => {
+    const { dir, cleanup } = tempDir();
+    const path = join(dir, 'catalog.db');
+    const store = new SqliteCatalogStore(path);
+    try {
+      let opened: unknown;
+      await runImport(store, readCatalog([fixturePath('catalog.json')], {}), {
+        replace: false,
+        skipInvalid: false,
+        onFinishing: () => {
+          try {
+            new SqliteCatalogStore(path).close().catch(() => undefined);
+            opened = 'opened';
+          } catch (error) {
+            opened = error;
+          }
+        },
+      });
+      assert.ok(opened instanceof Error, `expected an error, got ${String(opened)}`);
+      assert.match(opened.message, /is being written by an import that has it to itself/);
+      // The import itself went through, and the database is shared again.
+      const again = new SqliteCatalogStore(path, { readonly: true });
+      assert.ok((await again.state()).version > 0);
+      await again.close();
+    } finally {
+      await store.close();
+      cleanup();
+    }
+  });
+
+  test('a failed import alone rolls back and leaves the database in WAL mode, as it was', async () => {
+    const { dir, cleanup } = tempDir();
+    const path = join(dir, 'catalog.db');
+    const store = new SqliteCatalogStore(path);
+    try {
+      await runImport(store, readCatalog([fixturePath('catalog.json')], {}), { replace: false, skipInvalid: false });
+      const version = (await store.state()).version;
+      const foods = foodCount(store.connection);
+      const catalog = fixtureCatalog();
+      catalog.foods[0]!.brand = '00000000-0000-4000-8000-00000000dead';
+      const broken = join(dir, 'broken.json');
+      writeFileSync(broken, JSON.stringify(catalog));
+      await assert.rejects(runImport(store, readCatalog([broken], {}), { replace: false, skipInvalid: false }), ImportFailed);
+      assert.equal((await store.state()).version, version);
+      assert.equal(foodCount(store.connection), foods);
+      assert.equal(store.connection.pragma('journal_mode', { simple: true }), 'wal');
+      assert.equal(fileIsWal(path), true);
+    } finally {
+      await store.close();
+      cleanup();
+    }
+  });
+});
