@@ -5,6 +5,8 @@ import { countMatches, earlyTopMatches, scoredMatches } from '../../src/store/sq
 import { seededRandom } from '../../bench/random.js';
 import { forEachMatch, topMatches } from '../../src/store/sqlite/word-search.js';
 import { foodTest, type RecordRids } from '../../src/store/sqlite/food-filters.js';
+import { forEachListed } from '../../src/store/sqlite/listed-integers.js';
+import Database from 'better-sqlite3';
 
 const buffer = (a: ArrayBufferView): Buffer => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
 
@@ -132,5 +134,26 @@ describe('early termination and counting (early-top.ts)', () => {
       }
     }
     assert.ok(compared > 10000, `${compared} foods compared`);
+  });
+});
+
+describe('integer lists aggregated in SQLite (listed-integers.ts)', () => {
+  test('read back in order, with every width of number, from group_concat itself', () => {
+    const db = new Database(':memory:');
+    try {
+      const values = [0, 7, 10, 99, 123456789, 2 ** 31, 2 ** 40 + 3, 9];
+      db.exec('CREATE TABLE t (n INTEGER)');
+      const insert = db.prepare('INSERT INTO t VALUES (?)');
+      for (const n of values) insert.run(n);
+      const listed: number[] = [];
+      forEachListed(db.prepare('SELECT group_concat(n) FROM t').pluck().get() as string, (n) => listed.push(n));
+      assert.deepEqual(listed, values);
+      const none: number[] = [];
+      forEachListed(db.prepare('SELECT group_concat(n) FROM t WHERE n < 0').pluck().get() as string | null, (n) => none.push(n));
+      forEachListed('', (n) => none.push(n));
+      assert.deepEqual(none, []);
+    } finally {
+      db.close();
+    }
   });
 });

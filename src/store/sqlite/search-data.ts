@@ -5,6 +5,7 @@ import {
   ANYWHERE, COMPLETE_KEY, IN_NAME, NO_PLACE, bytes, encodePostings, narrowIds, type PostingList, type WordPostings,
 } from './postings.js';
 import { TopFoods } from './word-search.js';
+import { forEachListed } from './listed-integers.js';
 import { ANYWHERE_WEIGHTS, Bm25Parts, FOODS_FTS_COLUMNS, IN_NAME_WEIGHTS } from './bm25-parts.js';
 
 /**
@@ -58,28 +59,31 @@ function writeFoodFacts(db: Database, put: (key: string, value: ArrayBufferView)
   const nameLength = narrowIds(lengths.length, longest);
   nameLength.set(lengths);
   const limit = (table: string): number => ((db.prepare(`SELECT max(rid) FROM ${table}`).pluck().get() as number | null) ?? 0);
+  // Each record's foods as one list read from the foods' own index (listed-integers.ts): a join
+  // from every food to its brand and category took ~2 µs a food.
   const region = new Uint8Array(maxRid + 1);
+  const regionFoods = db.prepare('SELECT group_concat(rid) FROM foods WHERE region = ?').pluck();
+  REGIONS.forEach((name, i) => forEachListed(regionFoods.get(name) as string | null, (rid) => (region[rid] = i + 1)));
   const brand = narrowIds(maxRid + 1, limit('brands'));
+  for (const [brandRid, foods] of db.prepare(`SELECT b.rid, (SELECT group_concat(f.rid) FROM foods f WHERE f.brand_id = b.id)
+    FROM brands b`).raw().iterate() as IterableIterator<[number, string | null]>) {
+    forEachListed(foods, (rid) => (brand[rid] = brandRid));
+  }
   const category = narrowIds(maxRid + 1, limit('categories'));
-  const rows = db.prepare(`SELECT f.rid, f.region, b.rid, c.rid FROM foods f
-    JOIN brands b ON b.id = f.brand_id JOIN categories c ON c.id = f.category_id`).raw().iterate() as IterableIterator<[number, string, number, number]>;
-  for (const [rid, regionName, brandRid, categoryRid] of rows) {
-    region[rid] = REGIONS.indexOf(regionName as (typeof REGIONS)[number]) + 1;
-    brand[rid] = brandRid;
-    category[rid] = categoryRid;
+  for (const [categoryRid, foods] of db.prepare(`SELECT c.rid, (SELECT group_concat(f.rid) FROM foods f WHERE f.category_id = c.id)
+    FROM categories c`).raw().iterate() as IterableIterator<[number, string | null]>) {
+    forEachListed(foods, (rid) => (category[rid] = categoryRid));
   }
-  const tagCount = db.prepare('SELECT count(*) FROM food_tags').pluck().get() as number;
+  // Each food's tags in tag id order, as food_tags_food lists them: counted per food, then placed.
+  const tagLists = db.prepare(`SELECT t.rid, (SELECT group_concat(ft.food_rid) FROM food_tags ft WHERE ft.tag_id = t.id)
+    FROM tags t ORDER BY t.id`).raw().all() as [number, string | null][];
   const tagStart = new Uint32Array(maxRid + 2);
-  const tagRids = narrowIds(tagCount, limit('tags'));
-  const tags = db.prepare(`SELECT ft.food_rid, t.rid FROM food_tags ft JOIN tags t ON t.id = ft.tag_id
-    ORDER BY ft.food_rid`).raw().iterate() as IterableIterator<[number, number]>;
-  let n = 0;
-  let food = 0;
-  for (const [rid, tagRid] of tags) {
-    while (food < rid) tagStart[++food] = n;
-    tagRids[n++] = tagRid;
-  }
-  while (food <= maxRid) tagStart[++food] = n;
+  for (const [, foods] of tagLists) forEachListed(foods, (rid) => tagStart[rid + 1]!++);
+  for (let rid = 1; rid <= maxRid + 1; rid++) tagStart[rid]! += tagStart[rid - 1]!;
+  const n = tagStart[maxRid + 1]!;
+  const tagRids = narrowIds(n, limit('tags'));
+  const filled = tagStart.slice(0, maxRid + 1);
+  for (const [tagRid, foods] of tagLists) forEachListed(foods, (rid) => (tagRids[filled[rid]!++] = tagRid));
   put('place', place);
   put('name_length', nameLength);
   put('region', region);
@@ -110,6 +114,7 @@ class WordCounts {
 
   add(rid: number, column: number): void {
     let n = this.length;
+    if (n > 0 && rid < this.rids[n - 1]!) throw new Error(`the search index listed food ${rid} after food ${this.rids[n - 1]}`);
     if (n === 0 || this.rids[n - 1] !== rid) {
       if (n === this.rids.length) this.grow();
       this.rids[n] = rid;
@@ -148,6 +153,8 @@ class WordCounts {
 }
 
 const NAME_COLUMN = FOODS_FTS_COLUMNS.indexOf('name');
+/** More than the number of columns: an instance travels as rowid × COLUMN_SPAN + column. */
+const COLUMN_SPAN = 8;
 
 /** Rewrites every piece of search data inside the caller's transaction; returns the number of words. */
 export function rebuildSearchData(db: Database, minMatches = topMinMatches()): { words: number } {
@@ -159,10 +166,12 @@ export function rebuildSearchData(db: Database, minMatches = topMinMatches()): {
   // The vocabulary's counts include foods deleted since the index was last merged: they only
   // size the first arrays; the stored counts are the postings'.
   const words = db.prepare('SELECT term, doc FROM temp.foods_fts_vocab').raw().all() as [string, number][];
-  // The instances of each word, with the column as its index (cheaper than a string a row).
+  // The instances of each word as one list (listed-integers.ts), each as rowid × COLUMN_SPAN +
+  // column index. fts5vocab yields them in rowid order and the aggregate keeps that order
+  // (WordCounts.add checks it).
   db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.foods_fts_instance USING fts5vocab(main, 'foods_fts', 'instance')");
   const columnIndex = `CASE col ${FOODS_FTS_COLUMNS.map((c, i) => `WHEN '${c}' THEN ${i}`).join(' ')} END`;
-  const instances = db.prepare(`SELECT doc, ${columnIndex} FROM temp.foods_fts_instance WHERE term = ?`).raw();
+  const instances = db.prepare(`SELECT group_concat(doc * ${COLUMN_SPAN} + ${columnIndex}) FROM temp.foods_fts_instance WHERE term = ?`).pluck();
   const bm25 = Bm25Parts.read(db, 'foods_fts', place.length - 1);
   const insertPostings = db.prepare('INSERT INTO word_postings (word, list, rids, codes, parts) VALUES (?, ?, ?, ?, ?)');
   const insertTerm = db.prepare('INSERT INTO ranked_terms (term, matches) VALUES (?, ?)');
@@ -180,10 +189,11 @@ export function rebuildSearchData(db: Database, minMatches = topMinMatches()): {
     top.sorted().forEach((rid, pos) => insertTop.run(list, word, pos, rid));
   };
   const counts = new WordCounts();
+  const addInstance = (code: number): void => counts.add(Math.floor(code / COLUMN_SPAN), code % COLUMN_SPAN);
   let stored = 0;
   for (const [word, doc] of words) {
     counts.reset();
-    for (const [rid, column] of instances.iterate(word) as IterableIterator<[number, number]>) counts.add(rid, column);
+    forEachListed(instances.get(word) as string | null, addInstance);
     if (counts.length === 0) continue;
     const anywhere = encodePostings(counts.postings(ANYWHERE, bm25), doc);
     const inName = encodePostings(counts.postings(IN_NAME, bm25), counts.nameHits);
