@@ -2,6 +2,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkBrand, checkCategory, checkFood, checkTag } from '../../src/domain/validate.js';
 import { canonicalFood, deriveRevisionId } from '../../src/domain/revision.js';
+import { isUuid } from '../../src/domain/ids.js';
+import { validate as uuidValidate } from 'uuid';
 import { NUTRIENT_KEYS } from '../../src/domain/nutrients.js';
 import { random } from '../helpers/random-catalog.js';
 import type { CatalogFood } from '../../src/domain/records.js';
@@ -59,6 +61,28 @@ describe('record rules of contract C4', () => {
     assert.match(reason(checkCategory({ id: ID, name: 'C', region: 'us', parent: ID })), /parent is the category itself/);
     assert.match(reason(checkTag({ id: ID, name: '' })), /tag.name must not be empty/);
   });
+});
+
+test('isUuid accepts what uuid\'s validate accepts, in either case', () => {
+  const next = random(7);
+  const alphabet = '0123456789abcdefABCDEFgG-İK\u212a ';
+  const samples = [
+    ID, ID.toUpperCase(), '00000000-0000-0000-0000-000000000000', 'FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF',
+    '00000000-0000-0000-8000-000000000000', '00000000-0000-9000-8000-000000000000', '00000000-0000-4000-c000-000000000000',
+    `${ID} `, ` ${ID}`, `${ID}\n`, ID.slice(1), `${ID}0`, '', 'x',
+  ];
+  for (let i = 0; i < 20_000; i++) {
+    const chars = [...'00000000-0000-4000-8000-000000000000'];
+    for (let j = Math.floor(next() * 3); j >= 0; j--) chars[Math.floor(next() * chars.length)] = alphabet[Math.floor(next() * alphabet.length)]!;
+    samples.push(chars.join(''));
+  }
+  let accepted = 0;
+  for (const sample of samples) {
+    const expected = uuidValidate(sample.toLowerCase()) && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(sample);
+    assert.equal(isUuid(sample), expected, JSON.stringify(sample));
+    if (expected) accepted++;
+  }
+  assert.ok(accepted > 1000 && accepted < samples.length - 1000, `${accepted} of ${samples.length} accepted`);
 });
 
 describe('revision derivation', () => {
