@@ -1,4 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
+import { availableParallelism } from 'node:os';
 import { envInteger } from '../../config.js';
 import type { CatalogBrand, CatalogCategory, CatalogTag, CategoryPathEntry } from '../../domain/records.js';
 import { describeSource } from '../../domain/records.js';
@@ -86,6 +87,14 @@ export class SqliteImport implements ImportTransaction {
   /** Categories were added, changed or removed: the tree's derived data must be rebuilt. */
   private treeChanged = false;
   private readonly changedTags = new Set<string>();
+  /**
+   * A brand, category or tag was added or changed while foods were in the catalogue (from
+   * before, or put earlier in this import): only then can a food that passed its checks when
+   * it was put break a rule by the end (foodProblems). A first import lists them before its
+   * foods, and skips a pass over every food (~3 s at 1,000,000 foods).
+   */
+  private referencesMovedUnderFoods = false;
+  private readonly foodsAtStart: boolean;
   private changedFoods = 0;
   /** Foods added or changed by put: decides when the secondary indexes go (bulkMinFoods). */
   private writtenFoods = 0;
@@ -148,6 +157,7 @@ export class SqliteImport implements ImportTransaction {
     };
     const foods = (db.prepare('SELECT max(rid) FROM foods').pluck().get() as number | null) ?? 0;
     this.bulkAt = Math.max(bulkMinFoods(), Math.ceil(foods / 4));
+    this.foodsAtStart = foods > 0;
     this.brands = new RowCache((id) => this.s['brandGet']!.get(id) as BrandLookup | undefined);
     this.categories = new RowCache((id) => this.s['catGet']!.get(id) as CategoryLookup | undefined);
     this.tags = new RowCache((id) => this.s['tagGet']!.get(id) as TagLookup | undefined);
@@ -191,6 +201,7 @@ export class SqliteImport implements ImportTransaction {
     }
     if (row && row.name === brand.name && row.region === brand.region) return 'unchanged';
     const key = fold(brand.name);
+    this.referenceMoved();
     this.changedBrands.add(brand.id);
     this.brands.forget(brand.id);
     if (!row) {
@@ -210,6 +221,7 @@ export class SqliteImport implements ImportTransaction {
     const parent = category.parent ?? null;
     if (row && row.name === category.name && row.region === category.region && row.parent_id === parent) return 'unchanged';
     const key = fold(category.name);
+    this.referenceMoved();
     this.changedCategories.add(category.id);
     this.treeChanged = true;
     this.categories.forget(category.id);
@@ -230,6 +242,7 @@ export class SqliteImport implements ImportTransaction {
     const row = this.tags.get(tag.id);
     if (row && row.name === tag.name) return 'unchanged';
     const key = fold(tag.name);
+    this.referenceMoved();
     this.changedTags.add(tag.id);
     this.tags.forget(tag.id);
     if (!row) {
@@ -241,6 +254,10 @@ export class SqliteImport implements ImportTransaction {
     this.s['tagFtsDel']!.run(row.rid);
     this.s['tagFtsIns']!.run(row.rid, key);
     return 'changed';
+  }
+
+  private referenceMoved(): void {
+    if (this.foodsAtStart || this.writtenFoods > 0) this.referencesMovedUnderFoods = true;
   }
 
   private putFood(food: FoodRow): PutOutcome {
@@ -303,12 +320,17 @@ export class SqliteImport implements ImportTransaction {
     // on top of the cache's own: a small cache while the indexes are built keeps the import's
     // peak memory where it was without the sort. The sorter then merges runs from temp files; the
     // build reads the table and appends to the index in order, which needs no cache to speak of.
+    // The sorter's helper threads sort and merge those runs on the other cores: the five
+    // indexes of 1,000,000 foods took 7.8-8.0 s without them, 6.3-6.5 s with two.
     const cache = this.db.pragma('cache_size', { simple: true }) as number;
+    const threads = this.db.pragma('threads', { simple: true }) as number;
     this.db.pragma(`cache_size = -${INDEX_BUILD_CACHE_KIB}`);
+    this.db.pragma(`threads = ${availableParallelism()}`);
     try {
       for (const { sql } of this.droppedIndexes) this.db.exec(sql);
     } finally {
       this.db.pragma(`cache_size = ${cache}`);
+      this.db.pragma(`threads = ${threads}`);
     }
     this.droppedIndexes = [];
   }
@@ -468,8 +490,9 @@ export class SqliteImport implements ImportTransaction {
     if (this.treeChanged) this.rebuildCategories(problems);
     const at = (id: string): string => this.sourceOf('food', id);
     const everything = this.replace || this.changedBrands.size > 0 || this.changedCategories.size > 0 || this.changedTags.size > 0;
-    this.foodProblems(problems, everything, at);
-    if (everything) {
+    const foodsMayBreak = this.replace || this.referencesMovedUnderFoods;
+    if (foodsMayBreak) this.foodProblems(problems, everything, at);
+    if (foodsMayBreak && everything) {
       // Missing tags are found in food_tags alone; only their foods are looked up. Same order as
       // scanning food_tags_food: food_rid, then tag_id.
       this.listProblems(problems,
