@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import { readCatalog } from '../../src/importers/catalog/reader.js';
 import { ImportFailed, runImport } from '../../src/importers/run-import.js';
 import { SqliteCatalogStore } from '../../src/store/sqlite/store.js';
+import { SqliteTokenStore } from '../../src/store/sqlite/token-store.js';
 import { fixturePath, tempDir } from '../helpers/paths.js';
 import { fixtureCatalog } from '../helpers/fixture-catalog.js';
 
@@ -67,7 +68,11 @@ describe('the journal an import writes through', () => {
     }
   });
 
-  test('a store opened while an import has the database to itself fails with a message that says so', async () => {
+  const openers: [string, (path: string) => Promise<void>][] = [
+    ['a catalogue store', (path) => new SqliteCatalogStore(path).close()],
+    ['a token store (tokens commands)', (path) => SqliteTokenStore.open(path).close()],
+  ];
+  for (const [what, open] of openers) test(`${what} opened while an import has the database to itself fails with a message that says so`, async () => {
     const { dir, cleanup } = tempDir();
     const path = join(dir, 'catalog.db');
     const store = new SqliteCatalogStore(path);
@@ -78,7 +83,7 @@ describe('the journal an import writes through', () => {
         skipInvalid: false,
         onFinishing: () => {
           try {
-            new SqliteCatalogStore(path).close().catch(() => undefined);
+            open(path).catch(() => undefined);
             opened = 'opened';
           } catch (error) {
             opened = error;

@@ -40,8 +40,17 @@ export function returnToWal(db: Database): void {
   db.pragma('synchronous = NORMAL');
 }
 
-/** The message for a connection that could not enter WAL mode because an import holds the database alone. */
-export function heldByImportMessage(path: string): string {
-  return `${path} is being written by an import that has it to itself (no server had it open when the import began); ` +
-    'open it once the import has finished. A server started before an import keeps serving during it.';
+/**
+ * Puts a new connection in WAL mode, as every connection of ours reads and writes. It fails
+ * only while an import has the database to itself in rollback mode (after the busy timeout):
+ * that is said in so many words rather than as a bare SQLITE_BUSY.
+ */
+export function enterWal(db: Database, path: string): void {
+  try {
+    db.pragma('journal_mode = WAL');
+  } catch (error) {
+    if (!isBusyError(error)) throw error;
+    throw new Error(`${path} is being written by an import that has it to itself (no server had it open when the import began); ` +
+      'open it once the import has finished. A server started before an import keeps serving during it.');
+  }
 }

@@ -10,8 +10,7 @@ import type {
 } from '../catalog-store.js';
 import { migrate } from './schema.js';
 import { SqliteImport } from './writer.js';
-import { isBusyError } from './busy.js';
-import { heldByImportMessage, returnToWal, takeRollbackJournal } from './import-journal.js';
+import { enterWal, returnToWal, takeRollbackJournal } from './import-journal.js';
 import {
   FOOD_COLUMNS, brandRowToBrand, categoryRowToCategory, foodRowToFood, foodRowToJson, tagRowToTag,
   type BrandRow, type CategoryRow, type FoodContext, type FoodJsonContext, type FoodRow, type TagRow,
@@ -155,10 +154,10 @@ export class SqliteCatalogStore implements CatalogStore {
     if (!options.readonly && path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     this.db = new Database(path, { fileMustExist: options.readonly ?? false });
     try {
-      this.db.pragma('journal_mode = WAL');
+      enterWal(this.db, path);
     } catch (error) {
       this.db.close();
-      throw isBusyError(error) ? new Error(heldByImportMessage(path)) : error;
+      throw error;
     }
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');

@@ -3,6 +3,7 @@ import type { Database as Db, Statement } from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { isBusyError } from './busy.js';
+import { enterWal } from './import-journal.js';
 import { isQuotaWindow } from '../../tokens/quota.js';
 import type { NewToken, TokenCredential, TokenInfo, TokenStore } from '../../tokens/token-store.js';
 
@@ -97,7 +98,7 @@ export class SqliteTokenStore implements TokenStore {
     if (options.create && path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     const db = new Database(path, { fileMustExist: !options.create });
     try {
-      db.pragma('journal_mode = WAL');
+      enterWal(db, path);
       // Creating the table may wait as long as the catalogue's own schema check does.
       db.pragma('busy_timeout = 5000');
       const store = new SqliteTokenStore(db, true);
