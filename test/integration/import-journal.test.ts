@@ -7,6 +7,7 @@ import { readCatalog } from '../../src/importers/catalog/reader.js';
 import { ImportFailed, runImport } from '../../src/importers/run-import.js';
 import { SqliteCatalogStore } from '../../src/store/sqlite/store.js';
 import { SqliteTokenStore } from '../../src/store/sqlite/token-store.js';
+import { returnToWal, takeRollbackJournal } from '../../src/store/sqlite/import-journal.js';
 import { fixturePath, tempDir } from '../helpers/paths.js';
 import { fixtureCatalog } from '../helpers/fixture-catalog.js';
 
@@ -121,6 +122,35 @@ describe('the journal an import writes through', () => {
       assert.equal(fileIsWal(path), true);
     } finally {
       await store.close();
+      cleanup();
+    }
+  });
+
+  test('the way back to WAL does not fail a finished import when a foreign reader holds the lock it needs', () => {
+    const { dir, cleanup } = tempDir();
+    const path = join(dir, 'plain.db');
+    const db = new Database(path);
+    const foreign = new Database(path, { timeout: 0 });
+    try {
+      db.pragma('journal_mode = WAL');
+      db.exec('CREATE TABLE t (x); INSERT INTO t VALUES (1)');
+      foreign.prepare('SELECT count(*) FROM t').get();
+      assert.equal(takeRollbackJournal(db, path), false, 'another connection is open');
+      foreign.close();
+      assert.equal(takeRollbackJournal(db, path), true);
+      const reader = new Database(path, { timeout: 0 });
+      reader.exec('BEGIN');
+      reader.prepare('SELECT count(*) FROM t').get();
+      db.pragma('busy_timeout = 0');
+      returnToWal(db);
+      assert.equal(db.pragma('journal_mode', { simple: true }), 'delete');
+      reader.exec('COMMIT');
+      reader.close();
+      returnToWal(db);
+      assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
+    } finally {
+      if (foreign.open) foreign.close();
+      db.close();
       cleanup();
     }
   });

@@ -34,10 +34,19 @@ export function takeRollbackJournal(db: Database, path: string): boolean {
   return true;
 }
 
-/** Back to WAL once the import's transaction has ended (committed or rolled back). */
+/**
+ * Back to WAL once the import's transaction has ended (committed or rolled back). A connection
+ * that is not ours (ours all enter WAL) may have begun reading in between and hold the lock
+ * the switch needs: then the database stays in rollback mode until one of ours opens it
+ * (enterWal), rather than a committed import being reported as failed.
+ */
 export function returnToWal(db: Database): void {
-  db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
+  try {
+    db.pragma('journal_mode = WAL');
+  } catch (error) {
+    if (!isBusyError(error)) throw error;
+  }
 }
 
 /**
