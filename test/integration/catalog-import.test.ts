@@ -237,13 +237,13 @@ describe('a broken file changes nothing and the error names file, line and reaso
 
   // Into an empty catalogue, a brand, category or tag that moves after foods were put is the
   // only way a food that passed its own checks can break a rule by the end (writer.ts).
-  for (const [what, line, expected] of [
+  for (const [i, [what, line, expected]] of ([
     ['a category that gets a child', { kind: 'category', id: u(398), name: 'Late', region: 'us', parent: IDS.bakery }, /category .* is not a leaf/],
     ['a brand that moves to the other region', { kind: 'brand', id: IDS.acme, name: 'Acme Dairy', region: 'au' }, /brand .* is now in region au/],
-  ] as const) {
+  ] as const).entries()) {
     test(`into an empty catalogue, ${what} after foods were put in the same file`, async () => {
-      const path = writeJsonl(`late-${what.length}.jsonl`, fixtureCatalog(), [JSON.stringify(line)]);
-      const result = await runCli(['import', 'catalog', path, '--db', join(dir, `fresh-${what.length}.db`)]);
+      const path = writeJsonl(`late-${i}.jsonl`, fixtureCatalog(), [JSON.stringify(line)]);
+      const result = await runCli(['import', 'catalog', path, '--db', join(dir, `fresh-${i}.db`)]);
       assert.equal(result.code, 1, result.stderr);
       assert.match(result.stderr, /import failed, nothing was changed/);
       assert.match(result.stderr, expected);

@@ -61,22 +61,20 @@ function writeFoodFacts(db: Database, put: (key: string, value: ArrayBufferView)
   const limit = (table: string): number => ((db.prepare(`SELECT max(rid) FROM ${table}`).pluck().get() as number | null) ?? 0);
   // Each record's foods as one list read from the foods' own index (listed-integers.ts): a join
   // from every food to its brand and category took ~2 µs a food.
+  const foodsByRecord = (records: string, links: string, foodRid: string, column: string, order = ''): [number, string | null][] =>
+    db.prepare(`SELECT r.rid, (SELECT group_concat(l.${foodRid}) FROM ${links} l WHERE l.${column} = r.id) FROM ${records} r ${order}`)
+      .raw().all() as [number, string | null][];
   const region = new Uint8Array(maxRid + 1);
   const regionFoods = db.prepare('SELECT group_concat(rid) FROM foods WHERE region = ?').pluck();
   REGIONS.forEach((name, i) => forEachListed(regionFoods.get(name) as string | null, (rid) => (region[rid] = i + 1)));
   const brand = narrowIds(maxRid + 1, limit('brands'));
-  for (const [brandRid, foods] of db.prepare(`SELECT b.rid, (SELECT group_concat(f.rid) FROM foods f WHERE f.brand_id = b.id)
-    FROM brands b`).raw().iterate() as IterableIterator<[number, string | null]>) {
-    forEachListed(foods, (rid) => (brand[rid] = brandRid));
-  }
+  for (const [brandRid, foods] of foodsByRecord('brands', 'foods', 'rid', 'brand_id')) forEachListed(foods, (rid) => (brand[rid] = brandRid));
   const category = narrowIds(maxRid + 1, limit('categories'));
-  for (const [categoryRid, foods] of db.prepare(`SELECT c.rid, (SELECT group_concat(f.rid) FROM foods f WHERE f.category_id = c.id)
-    FROM categories c`).raw().iterate() as IterableIterator<[number, string | null]>) {
+  for (const [categoryRid, foods] of foodsByRecord('categories', 'foods', 'rid', 'category_id')) {
     forEachListed(foods, (rid) => (category[rid] = categoryRid));
   }
   // Each food's tags in tag id order, as food_tags_food lists them: counted per food, then placed.
-  const tagLists = db.prepare(`SELECT t.rid, (SELECT group_concat(ft.food_rid) FROM food_tags ft WHERE ft.tag_id = t.id)
-    FROM tags t ORDER BY t.id`).raw().all() as [number, string | null][];
+  const tagLists = foodsByRecord('tags', 'food_tags', 'food_rid', 'tag_id', 'ORDER BY r.id');
   const tagStart = new Uint32Array(maxRid + 2);
   for (const [, foods] of tagLists) forEachListed(foods, (rid) => tagStart[rid + 1]!++);
   for (let rid = 1; rid <= maxRid + 1; rid++) tagStart[rid]! += tagStart[rid - 1]!;
