@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodePostings, encodePostings, narrowIds, readIds, type FoodFacts, type WordPostings } from '../../src/store/sqlite/postings.js';
-import { countMatches, earlyTopMatches, scoredMatches } from '../../src/store/sqlite/early-top.js';
+import { earlyTopMatches, matchingFoods, scoreFoods } from '../../src/store/sqlite/early-top.js';
 import { seededRandom } from '../../bench/random.js';
 import { forEachMatch, topMatches } from '../../src/store/sqlite/word-search.js';
 import { foodTest, type RecordRids } from '../../src/store/sqlite/food-filters.js';
@@ -42,13 +42,19 @@ describe('matches over postings', () => {
 
   test('parts are added in query order from 0 and negated, as FTS5 does; the tier needs every word in the name', () => {
     const seen: [number, number, number][] = [];
-    const total = forEachMatch([a, b], undefined, (rid, tier, score) => seen.push([rid, tier, score]));
+    const expected = [[2, 1, -(0 + 1 + 0.5)], [5, 0, -(0 + 3 + 0.25)], [8, 0, -(0 + 4 + 7)]];
+    const total = forEachMatch([a, b], undefined, 10, (rid, tier, score) => seen.push([rid, tier, score]));
     assert.equal(total, 3);
-    assert.deepEqual(seen, [[2, 1, -(0 + 1 + 0.5)], [5, 0, -(0 + 3 + 0.25)], [8, 0, -(0 + 4 + 7)]]);
+    assert.deepEqual(seen, expected);
+    // Without bitmaps (too sparse for a million rids; fresh objects, none built yet): the same.
+    const copies = [a, b].map((p) => ({ ...p }));
+    seen.length = 0;
+    assert.equal(forEachMatch(copies, undefined, 1_000_000, (rid, tier, score) => seen.push([rid, tier, score])), 3);
+    assert.deepEqual(seen, expected);
     // Order of addition matters for doubles: the query's order is kept whichever list drives.
     const third = encodePostings([[2, -0.1, 1], [5, -0.2, 1], [8, -0.3, 1]], 3);
     const scores: number[] = [];
-    forEachMatch([b, a, third], undefined, (_r, _t, score) => scores.push(score));
+    forEachMatch([b, a, third], undefined, 10, (_r, _t, score) => scores.push(score));
     assert.deepEqual(scores, [-(0 + 0.5 + 1 + 0.1), -(0 + 0.25 + 3 + 0.2), -(0 + 7 + 4 + 0.3)]);
   });
 
@@ -127,9 +133,24 @@ describe('early termination and counting (early-top.ts)', () => {
       const lists = Array.from({ length: 2 + (i % 2) }, () => list([0.005, 0.05, 0.3, 0.9][Math.floor(random() * 4)]!));
       for (const depth of [1, 20, 200]) {
         const all = topMatches(lists, undefined, depth, place);
+        // Galloping in every list (fresh objects without bitmaps, too sparse for the limit) agrees.
+        const visits = (of: readonly WordPostings[], limit: number): number[][] => {
+          const seen: number[][] = [];
+          forEachMatch(of, undefined, limit, (rid, tier, score) => seen.push([rid, tier, score]));
+          return seen;
+        };
+        const withBitmaps = visits(lists, ridLimit);
+        assert.equal(withBitmaps.length, all.total, `case ${i}`);
+        assert.deepEqual(visits(lists.map((p) => ({ ...p })), 2 ** 31), withBitmaps, `case ${i}, galloping`);
         assert.deepEqual(earlyTopMatches(lists, depth, place), all.rids, `case ${i}, depth ${depth}`);
-        assert.deepEqual(scoredMatches(lists, depth, place), all, `case ${i}, depth ${depth}, scored`);
-        assert.equal(countMatches(lists, ridLimit), all.total, `case ${i}`);
+        const common = matchingFoods(lists, ridLimit, ridLimit);
+        assert.equal(common.total, all.total, `case ${i}`);
+        assert.deepEqual(scoreFoods(lists, common.rids!, depth, place), all.rids, `case ${i}, depth ${depth}, scored`);
+        // Collected only up to the cap: beyond it, counted alone.
+        const capped = matchingFoods(lists, ridLimit, Math.max(0, all.total - 1));
+        assert.equal(capped.total, all.total, `case ${i}, capped`);
+        assert.equal(capped.rids, all.total === 0 ? capped.rids : undefined, `case ${i}, nothing collected past the cap`);
+        assert.equal(matchingFoods(lists, ridLimit, all.total).rids?.length, all.total, `case ${i}, collected`);
         compared += all.rids.length;
       }
     }

@@ -1,4 +1,5 @@
 import type { WordPostings } from './postings.js';
+import { bitmapOf, popcount32, rankOf } from './rid-bitmaps.js';
 import { TopFoods, lowerBound, matchScore, matchTier, seek } from './word-search.js';
 
 /**
@@ -14,77 +15,30 @@ import { TopFoods, lowerBound, matchScore, matchTier, seek } from './word-search
  *   no food not yet read can enter the page;
  * - the total by counting: common words' bitmaps are ANDed a 32-bit word at a time, other lists
  *   intersected by galloping without scoring.
- * Per postings object, the bitmap and the part order are built on first use (~1 ms a word on
- * average at 1,000,000 foods, ~30 ms for a word in 60 % of them) and kept as long as the
- * postings are (a WeakMap beside the postings cache, whose bound does not count them: up to
- * 4 bytes a posting more, plus 8 bytes per 32 foods for a common word).
+ * Per postings object, the part order (and a common word's bitmap, rid-bitmaps.ts) are built
+ * on first use (~1 ms a word on average at 1,000,000 foods, ~30 ms for a word in 60 % of
+ * them) and kept as long as the postings are (a WeakMap beside the postings cache, whose bound
+ * does not count them: 4 bytes a posting more).
  */
 
-/** Lists of at least 1 / 16 of the foods get a bitmap: 8 bytes per 32 rids, while the list holds 6 bytes a food. */
-export const BITMAP_DENSITY = 16;
-
-/** A word's foods as one bit per rid, with the count of foods before each 32-bit word: a rid's index in `rids`. */
-interface RidBitmap {
-  readonly bits: Uint32Array;
-  readonly before: Uint32Array;
-}
-
-interface Derived {
-  bitmap?: RidBitmap | undefined;
-  /** Indexes into `rids`, by the word's part, best (lowest) first. */
-  byPart?: Uint32Array;
-}
-
-const derived = new WeakMap<WordPostings, Derived>();
-
-function derivedOf(p: WordPostings): Derived {
-  let d = derived.get(p);
-  if (d === undefined) {
-    d = {};
-    derived.set(p, d);
-  }
-  return d;
-}
-
-function popcount32(x: number): number {
-  x -= (x >>> 1) & 0x55555555;
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  x = (x + (x >>> 4)) & 0x0f0f0f0f;
-  return Math.imul(x, 0x01010101) >>> 24;
-}
-
-function bitmapOf(p: WordPostings, ridLimit: number): RidBitmap | undefined {
-  const d = derivedOf(p);
-  if (d.bitmap === undefined && p.rids.length * BITMAP_DENSITY >= ridLimit) {
-    const words = (ridLimit + 31) >>> 5;
-    const bits = new Uint32Array(words);
-    for (const rid of p.rids) bits[rid >>> 5]! |= 1 << (rid & 31);
-    const before = new Uint32Array(words);
-    let count = 0;
-    for (let w = 0; w < words; w++) {
-      before[w] = count;
-      count += popcount32(bits[w]!);
-    }
-    d.bitmap = { bits, before };
-  }
-  return d.bitmap;
-}
+/** Derived per postings object: indexes into `rids`, by the word's part, best (lowest) first. */
+const partOrders = new WeakMap<WordPostings, Uint32Array>();
 
 /** The list's entries in part order (a counting sort over the word's few distinct parts). */
 function byPartOf(p: WordPostings): Uint32Array {
-  const d = derivedOf(p);
-  if (d.byPart === undefined) {
+  let order = partOrders.get(p);
+  if (order === undefined) {
     const rank = Array.from(p.parts.keys()).sort((a, b) => p.parts[a]! - p.parts[b]!);
     const position = new Uint32Array(p.parts.length);
     rank.forEach((partIndex, r) => (position[partIndex] = r));
     const start = new Uint32Array(p.parts.length + 1);
     for (const code of p.codes) start[position[code >>> 1]! + 1]!++;
     for (let r = 0; r < p.parts.length; r++) start[r + 1]! += start[r]!;
-    const order = new Uint32Array(p.rids.length);
+    order = new Uint32Array(p.rids.length);
     for (let i = 0; i < p.codes.length; i++) order[start[position[p.codes[i]! >>> 1]!]!++] = i;
-    d.byPart = order;
+    partOrders.set(p, order);
   }
-  return d.byPart;
+  return order;
 }
 
 /** A rid's index in the list, or -1: a bit test and a rank for a bitmap, a binary search otherwise. */
@@ -111,28 +65,35 @@ export function prepareForEarlyTop(p: WordPostings, ridLimit: number): void {
   byPartOf(p);
 }
 
+/** Where `matchingFoods` collects rids: reused, since a search runs to its end before the next. */
+let scratch = new Uint32Array(1024);
+
 /**
- * The foods having every word (rids below `ridLimit`), in rid order, each passed to `visit`
- * when given; returns how many there are. Common words' bitmaps are ANDed a 32-bit word at a
- * time; otherwise the shortest list drives and each other is tested by bit or by galloping
- * forward (rids ascend).
+ * How many foods have every word (rids below `ridLimit`), and which, in rid order, when they
+ * are at most `cap` (undefined otherwise): counting and collecting are one pass, so scoring a
+ * few foods in common does not intersect the lists again. The returned array is valid until
+ * the next call. Common words' bitmaps are ANDed a 32-bit word at a time; otherwise the
+ * shortest list drives and each other is tested by bit or by galloping forward (rids ascend).
  */
-function intersect(lists: readonly WordPostings[], ridLimit: number, visit?: (rid: number) => void): number {
-  if (lists.length === 0) return 0;
+export function matchingFoods(lists: readonly WordPostings[], ridLimit: number, cap: number): { total: number; rids: Uint32Array | undefined } {
+  if (lists.length === 0) return { total: 0, rids: new Uint32Array(0) };
+  if (scratch.length < cap) scratch = new Uint32Array(cap);
+  const out = scratch;
   const bitmaps = lists.map((p) => bitmapOf(p, ridLimit));
+  let total = 0;
   if (bitmaps.every((b) => b !== undefined)) {
     const words = bitmaps.map((b) => b.bits);
-    let total = 0;
     for (let w = 0; w < words[0]!.length; w++) {
       let x = words[0]![w]!;
       for (let i = 1; i < words.length && x !== 0; i++) x &= words[i]![w]!;
       if (x === 0) continue;
-      total += popcount32(x);
-      if (visit !== undefined) {
-        for (; x !== 0; x &= x - 1) visit((w << 5) | (31 - Math.clz32(x & -x)));
+      const count = popcount32(x);
+      if (total + count <= cap) {
+        for (let k = total; x !== 0; x &= x - 1) out[k++] = (w << 5) | (31 - Math.clz32(x & -x));
       }
+      total += count;
     }
-    return total;
+    return { total, rids: total <= cap ? out.subarray(0, total) : undefined };
   }
   const driver = lists.reduce((best, p) => (p.rids.length < best.rids.length ? p : best));
   const dense: Uint32Array[] = [];
@@ -145,7 +106,6 @@ function intersect(lists: readonly WordPostings[], ridLimit: number, visit?: (ri
   });
   const at = new Uint32Array(sparse.length);
   const drive = driver.rids;
-  let total = 0;
   outer: for (let k = 0; k < drive.length; k++) {
     const rid = drive[k]!;
     const word = rid >>> 5;
@@ -158,33 +118,44 @@ function intersect(lists: readonly WordPostings[], ridLimit: number, visit?: (ri
       if (j === rids.length) break outer;
       if (rids[j] !== rid) continue outer;
     }
+    if (total < cap) out[total] = rid;
     total++;
-    visit?.(rid);
   }
-  return total;
-}
-
-/** How many foods have every word (rids below `ridLimit`). */
-export function countMatches(lists: readonly WordPostings[], ridLimit: number): number {
-  return intersect(lists, ridLimit);
+  return { total, rids: total <= cap ? out.subarray(0, total) : undefined };
 }
 
 /**
- * The same page and total as `topMatches` without a filter, by scoring each food of the
- * intersection (found as `countMatches` finds it) with a lookup per word. For common words
- * with few foods in common, cheaper than `earlyTopMatches`, which cannot stop early then: its
- * page fills slowly, so it reads every list to its end with a lookup per food read.
+ * The first `depth` foods in full order among `rids` (ascending, each having every word),
+ * each scored as `topMatches` scores it: a bit test and a rank in a common word's bitmap,
+ * else a galloping search forward in its list. For common words with few foods in common,
+ * cheaper than `earlyTopMatches`, which cannot stop early then: its page fills slowly, so it
+ * reads every list to its end with a lookup per food read.
  */
-export function scoredMatches(lists: readonly WordPostings[], depth: number, place: Uint32Array): { rids: number[]; total: number } {
-  const ridLimit = place.length;
+export function scoreFoods(lists: readonly WordPostings[], rids: Uint32Array, depth: number, place: Uint32Array): number[] {
   const top = new TopFoods(depth, place);
-  const locate = lists.map((p) => locator(p, ridLimit));
-  const at = new Array<number>(lists.length).fill(0);
-  const total = intersect(lists, ridLimit, (rid) => {
-    for (let j = 0; j < lists.length; j++) at[j] = locate[j]!(rid);
-    top.add(rid, matchTier(lists, at), matchScore(lists, at));
-  });
-  return { rids: top.sorted(), total };
+  const bitmaps = lists.map((p) => bitmapOf(p, place.length));
+  const cursor = new Uint32Array(lists.length);
+  for (let k = 0; k < rids.length; k++) {
+    const rid = rids[k]!;
+    let tier = 1;
+    let sum = 0;
+    for (let i = 0; i < lists.length; i++) {
+      const list = lists[i]!;
+      const bitmap = bitmaps[i];
+      let at: number;
+      if (bitmap !== undefined) at = rankOf(bitmap, rid);
+      else {
+        at = seek(list.rids, cursor[i]!, rid);
+        cursor[i] = at;
+      }
+      const code = list.codes[at]!;
+      tier &= code;
+      // As matchScore adds them: each part negated, in query order, the sum negated.
+      sum += -list.parts[code >>> 1]!;
+    }
+    top.add(rid, tier, -sum);
+  }
+  return top.sorted();
 }
 
 /** Margin on the bound: the stored parts are added in another order there, so it may differ in the last bits. */

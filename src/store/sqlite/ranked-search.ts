@@ -6,7 +6,7 @@ import { ANYWHERE, IN_NAME, type PostingList, type WordPostings } from './postin
 import { hasFoodFilter } from './queries.js';
 import { TOP_DEPTH } from './search-data.js';
 import { groupedByBrand, topMatches, type FoodTest } from './word-search.js';
-import { countMatches, earlyTopMatches, scoredMatches } from './early-top.js';
+import { earlyTopMatches, matchingFoods, scoreFoods } from './early-top.js';
 
 /**
  * Which plan answers a ranked search, and the plans that do not need the general query.
@@ -171,15 +171,15 @@ function scoreAllMaxMatches(): number {
 }
 
 /**
- * Several common words without a filter: counted first (early-top.ts), then the foods in
- * common scored one by one when they are few, else the page by early termination; otherwise
- * every match is visited and scored (word-search.ts).
+ * Several common words without a filter: counted first (early-top.ts), collecting the foods in
+ * common while they are few; those are then scored one by one, else the page comes from early
+ * termination. Otherwise every match is visited and scored (word-search.ts).
  */
 function rankInMemory(lists: readonly WordPostings[], accept: FoodTest, depth: number, place: Uint32Array): { rids: number[]; total: number } {
   const shortest = Math.min(...lists.map((p) => p.rids.length));
   if (accept !== undefined || lists.length < 2 || shortest <= earlyMinMatches()) return topMatches(lists, accept, depth, place);
-  const total = countMatches(lists, place.length);
-  if (total <= scoreAllMaxMatches()) return scoredMatches(lists, depth, place);
+  const { total, rids } = matchingFoods(lists, place.length, scoreAllMaxMatches());
+  if (rids !== undefined) return { rids: scoreFoods(lists, rids, depth, place), total };
   return { rids: earlyTopMatches(lists, depth, place), total };
 }
 

@@ -1,4 +1,5 @@
 import { NO_PLACE, type WordPostings } from './postings.js';
+import { bitmapOf, rankOf } from './rid-bitmaps.js';
 
 /**
  * Searches over the importer's postings (postings.ts), in memory: the foods having every word
@@ -154,23 +155,37 @@ export function matchTier(lists: readonly WordPostings[], at: readonly number[])
 
 /**
  * Visits every food in all `lists` that passes `accept`, with its tier (1 when every word is
- * in the name) and its bm25; returns how many there were.
+ * in the name) and its bm25; returns how many there were. The shortest list drives; a food of
+ * it is tested first in the other lists that have a bitmap (rid-bitmaps.ts: a bit test, its
+ * index a rank), then by galloping forward in the others (rids ascend). Rids are below
+ * `ridLimit`, the size of a bitmap.
  */
 export function forEachMatch(
   lists: readonly WordPostings[],
   accept: FoodTest,
+  ridLimit: number,
   visit: (rid: number, tier: number, score: number) => void,
 ): number {
   if (lists.length === 0) return 0;
   const driver = lists.reduce((best, list, i) => (list.rids.length < lists[best]!.rids.length ? i : best), 0);
+  const dense: number[] = [];
+  const sparse: number[] = [];
+  const bitmaps = lists.map((list, i) => (i === driver ? undefined : bitmapOf(list, ridLimit)));
+  lists.forEach((_, i) => {
+    if (i !== driver) (bitmaps[i] !== undefined ? dense : sparse).push(i);
+  });
   const at = new Array<number>(lists.length).fill(0);
   const drive = lists[driver]!.rids;
   let total = 0;
   outer: for (let d = 0; d < drive.length; d++) {
     const rid = drive[d]!;
-    at[driver] = d;
-    for (let i = 0; i < lists.length; i++) {
-      if (i === driver) continue;
+    const word = rid >>> 5;
+    const bit = 1 << (rid & 31);
+    for (let k = 0; k < dense.length; k++) {
+      if ((bitmaps[dense[k]!]!.bits[word]! & bit) === 0) continue outer;
+    }
+    for (let k = 0; k < sparse.length; k++) {
+      const i = sparse[k]!;
       const rids = lists[i]!.rids;
       const j = seek(rids, at[i]!, rid);
       at[i] = j;
@@ -178,6 +193,8 @@ export function forEachMatch(
       if (rids[j] !== rid) continue outer;
     }
     if (accept !== undefined && !accept(rid)) continue;
+    at[driver] = d;
+    for (let k = 0; k < dense.length; k++) at[dense[k]!] = rankOf(bitmaps[dense[k]!]!, rid);
     total++;
     visit(rid, matchTier(lists, at), matchScore(lists, at));
   }
@@ -187,7 +204,7 @@ export function forEachMatch(
 /** The first `depth` rids of the full order among the matches, and how many matched. */
 export function topMatches(lists: readonly WordPostings[], accept: FoodTest, depth: number, place: Uint32Array): { rids: number[]; total: number } {
   const top = new TopFoods(depth, place);
-  const total = forEachMatch(lists, accept, (rid, tier, score) => top.add(rid, tier, score));
+  const total = forEachMatch(lists, accept, place.length, (rid, tier, score) => top.add(rid, tier, score));
   return { rids: top.sorted(), total };
 }
 
@@ -214,7 +231,7 @@ export function groupedByBrand(
   let placesKept = new Uint32Array(capacity * perGroup);
   const better = (tier: number, score: number, place: number, slot: number): boolean =>
     ranksBefore(tier, score, place, tiers[slot]!, scores[slot]!, placesKept[slot]!);
-  forEachMatch(lists, accept, (rid, tier, score) => {
+  forEachMatch(lists, accept, places.length, (rid, tier, score) => {
     const brand = brandOf[rid]!;
     let g = groupOf[brand]!;
     if (g < 0) {
