@@ -32,10 +32,11 @@ function byPartOf(p: WordPostings): Uint32Array {
     const position = new Uint32Array(p.parts.length);
     rank.forEach((partIndex, r) => (position[partIndex] = r));
     const start = new Uint32Array(p.parts.length + 1);
-    for (const code of p.codes) start[position[code >>> 1]! + 1]!++;
+    const codes = p.codes;
+    for (let i = 0; i < codes.length; i++) start[position[codes[i]! >>> 1]! + 1]!++; // indexed: see bitmapOf
     for (let r = 0; r < p.parts.length; r++) start[r + 1]! += start[r]!;
     order = new Uint32Array(p.rids.length);
-    for (let i = 0; i < p.codes.length; i++) order[start[position[p.codes[i]! >>> 1]!]!++] = i;
+    for (let i = 0; i < codes.length; i++) order[start[position[codes[i]! >>> 1]!]!++] = i;
     partOrders.set(p, order);
   }
   return order;

@@ -32,7 +32,10 @@ export function bitmapOf(p: WordPostings, ridLimit: number): RidBitmap | undefin
   if (bitmap === undefined && p.rids.length * BITMAP_DENSITY >= ridLimit) {
     const words = (ridLimit + 31) >>> 5;
     const bits = new Uint32Array(words);
-    for (const rid of p.rids) bits[rid >>> 5]! |= 1 << (rid & 31);
+    // Indexed, not for-of: a typed array's iterator runs 2-10x slower until the loop is
+    // optimised, and a bitmap is built once per loaded list, often before that.
+    const rids = p.rids;
+    for (let i = 0; i < rids.length; i++) bits[rids[i]! >>> 5]! |= 1 << (rids[i]! & 31);
     const before = new Uint32Array(words);
     let count = 0;
     for (let w = 0; w < words; w++) {
