@@ -25,106 +25,84 @@ function fileIsWal(path: string): boolean {
 
 const foodCount = (db: Database.Database): number => db.prepare('SELECT count(*) FROM foods').pluck().get() as number;
 
+/** A catalogue store on a new file, closed and the file removed once `use` is done. */
+async function withStoreFile(use: (store: SqliteCatalogStore, path: string, dir: string) => Promise<void>): Promise<void> {
+  const { dir, cleanup } = tempDir();
+  const path = join(dir, 'catalog.db');
+  const store = new SqliteCatalogStore(path);
+  try {
+    await use(store, path, dir);
+  } finally {
+    await store.close();
+    cleanup();
+  }
+}
+
+/** Imports the fixture catalogue; `onFinishing` runs while the import's transaction is still open. */
+const importFixture = (store: SqliteCatalogStore, onFinishing?: () => void) =>
+  runImport(store, readCatalog([fixturePath('catalog.json')], {}), { replace: false, skipInvalid: false, ...(onFinishing ? { onFinishing } : {}) });
+
 // An import takes a rollback journal only when nothing else has the database open (import-journal.ts).
 describe('the journal an import writes through', () => {
-  test('alone, an import writes through a rollback journal and leaves the database in WAL mode', async () => {
-    const { dir, cleanup } = tempDir();
-    const path = join(dir, 'catalog.db');
-    const store = new SqliteCatalogStore(path);
-    try {
-      const during: string[] = [];
-      const summary = await runImport(store, readCatalog([fixturePath('catalog.json')], {}), {
-        replace: false,
-        skipInvalid: false,
-        onFinishing: () => during.push(store.connection.pragma('journal_mode', { simple: true }) as string),
-      });
-      assert.ok(summary.added > 0);
-      assert.deepEqual(during, ['delete']);
-      assert.equal(store.connection.pragma('journal_mode', { simple: true }), 'wal');
-      assert.equal(fileIsWal(path), true);
-    } finally {
-      await store.close();
-      cleanup();
-    }
-  });
+  test('alone, an import writes through a rollback journal and leaves the database in WAL mode', () => withStoreFile(async (store, path) => {
+    const during: string[] = [];
+    const summary = await importFixture(store, () => during.push(store.connection.pragma('journal_mode', { simple: true }) as string));
+    assert.ok(summary.added > 0);
+    assert.deepEqual(during, ['delete']);
+    assert.equal(store.connection.pragma('journal_mode', { simple: true }), 'wal');
+    assert.equal(fileIsWal(path), true);
+  }));
 
-  test('while another connection has the database open, the import keeps WAL and that connection reads on', async () => {
-    const { dir, cleanup } = tempDir();
-    const path = join(dir, 'catalog.db');
-    const store = new SqliteCatalogStore(path);
+  test('while another connection has the database open, the import keeps WAL and that connection reads on', () => withStoreFile(async (store, path) => {
     const reader = new Database(path, { readonly: true, timeout: 0 });
     try {
-      const load = (onFinishing?: () => void) =>
-        runImport(store, readCatalog([fixturePath('catalog.json')], {}), { replace: false, skipInvalid: false, ...(onFinishing ? { onFinishing } : {}) });
       const before = foodCount(reader);
       const seen: { mode: string; foods: number }[] = [];
-      await load(() => seen.push({ mode: store.connection.pragma('journal_mode', { simple: true }) as string, foods: foodCount(reader) }));
+      await importFixture(store, () => seen.push({ mode: store.connection.pragma('journal_mode', { simple: true }) as string, foods: foodCount(reader) }));
       // The reader saw the catalogue as it was, mid-import, without waiting for the writer.
       assert.deepEqual(seen, [{ mode: 'wal', foods: before }]);
       assert.ok(foodCount(reader) > before);
     } finally {
       reader.close();
-      await store.close();
-      cleanup();
     }
-  });
+  }));
 
   const openers: [string, (path: string) => Promise<void>][] = [
     ['a catalogue store', (path) => new SqliteCatalogStore(path).close()],
     ['a token store (tokens commands)', (path) => SqliteTokenStore.open(path).close()],
   ];
-  for (const [what, open] of openers) test(`${what} opened while an import has the database to itself fails with a message that says so`, async () => {
-    const { dir, cleanup } = tempDir();
-    const path = join(dir, 'catalog.db');
-    const store = new SqliteCatalogStore(path);
-    try {
-      let opened: unknown;
-      await runImport(store, readCatalog([fixturePath('catalog.json')], {}), {
-        replace: false,
-        skipInvalid: false,
-        onFinishing: () => {
-          try {
-            open(path).catch(() => undefined);
-            opened = 'opened';
-          } catch (error) {
-            opened = error;
-          }
-        },
-      });
-      assert.ok(opened instanceof Error, `expected an error, got ${String(opened)}`);
-      assert.match(opened.message, /is being written by an import that has it to itself/);
-      // The import itself went through, and the database is shared again.
-      const again = new SqliteCatalogStore(path, { readonly: true });
-      assert.ok((await again.state()).version > 0);
-      await again.close();
-    } finally {
-      await store.close();
-      cleanup();
-    }
-  });
+  for (const [what, open] of openers) test(`${what} opened while an import has the database to itself fails with a message that says so`, () => withStoreFile(async (store, path) => {
+    let opened: unknown;
+    await importFixture(store, () => {
+      try {
+        open(path).catch(() => undefined);
+        opened = 'opened';
+      } catch (error) {
+        opened = error;
+      }
+    });
+    assert.ok(opened instanceof Error, `expected an error, got ${String(opened)}`);
+    assert.match(opened.message, /is being written by an import that has it to itself/);
+    // The import itself went through, and the database is shared again.
+    const again = new SqliteCatalogStore(path, { readonly: true });
+    assert.ok((await again.state()).version > 0);
+    await again.close();
+  }));
 
-  test('a failed import alone rolls back and leaves the database in WAL mode, as it was', async () => {
-    const { dir, cleanup } = tempDir();
-    const path = join(dir, 'catalog.db');
-    const store = new SqliteCatalogStore(path);
-    try {
-      await runImport(store, readCatalog([fixturePath('catalog.json')], {}), { replace: false, skipInvalid: false });
-      const version = (await store.state()).version;
-      const foods = foodCount(store.connection);
-      const catalog = fixtureCatalog();
-      catalog.foods[0]!.brand = '00000000-0000-4000-8000-00000000dead';
-      const broken = join(dir, 'broken.json');
-      writeFileSync(broken, JSON.stringify(catalog));
-      await assert.rejects(runImport(store, readCatalog([broken], {}), { replace: false, skipInvalid: false }), ImportFailed);
-      assert.equal((await store.state()).version, version);
-      assert.equal(foodCount(store.connection), foods);
-      assert.equal(store.connection.pragma('journal_mode', { simple: true }), 'wal');
-      assert.equal(fileIsWal(path), true);
-    } finally {
-      await store.close();
-      cleanup();
-    }
-  });
+  test('a failed import alone rolls back and leaves the database in WAL mode, as it was', () => withStoreFile(async (store, path, dir) => {
+    await importFixture(store);
+    const version = (await store.state()).version;
+    const foods = foodCount(store.connection);
+    const catalog = fixtureCatalog();
+    catalog.foods[0]!.brand = '00000000-0000-4000-8000-00000000dead';
+    const broken = join(dir, 'broken.json');
+    writeFileSync(broken, JSON.stringify(catalog));
+    await assert.rejects(runImport(store, readCatalog([broken], {}), { replace: false, skipInvalid: false }), ImportFailed);
+    assert.equal((await store.state()).version, version);
+    assert.equal(foodCount(store.connection), foods);
+    assert.equal(store.connection.pragma('journal_mode', { simple: true }), 'wal');
+    assert.equal(fileIsWal(path), true);
+  }));
 
   test('the way back to WAL does not fail a finished import when a foreign reader holds the lock it needs', () => {
     const { dir, cleanup } = tempDir();
