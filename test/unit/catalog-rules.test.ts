@@ -2,8 +2,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkBrand, checkCategory, checkFood, checkTag } from '../../src/domain/validate.js';
 import { canonicalFood, deriveRevisionId } from '../../src/domain/revision.js';
-import { isUuid } from '../../src/domain/ids.js';
-import { validate as uuidValidate } from 'uuid';
+import { ID_NAMESPACES, isUuid } from '../../src/domain/ids.js';
+import { validate as uuidValidate, v5 as uuidV5 } from 'uuid';
 import { NUTRIENT_KEYS } from '../../src/domain/nutrients.js';
 import { random } from '../helpers/random-catalog.js';
 import type { CatalogFood } from '../../src/domain/records.js';
@@ -178,5 +178,20 @@ describe('canonical food JSON', () => {
     }));
     assert.ok(checked.ok);
     assert.equal(deriveRevisionId(checked.value), '04b3da43-6b11-57f0-a62e-17628934f416');
+  });
+
+  test('is uuid v5 of the canonical JSON, for random foods and for texts longer than the hashing buffer', () => {
+    const v5 = (food: CatalogFood): string => uuidV5(canonicalFood(food), ID_NAMESPACES.revision);
+    for (let i = 0; i < 500; i++) {
+      const checked = checkFood(randomFood());
+      assert.ok(checked.ok);
+      assert.equal(deriveRevisionId(checked.value), v5(checked.value));
+    }
+    // Multi-byte characters across the 64 KiB buffer's end, then a short food after the long ones.
+    for (const length of [65_000, 65_512, 65_530, 70_000, 10]) {
+      const checked = checkFood(food({ description: 'é€𝄞x'.repeat(length / 4) }));
+      assert.ok(checked.ok);
+      assert.equal(deriveRevisionId(checked.value), v5(checked.value), `description of ${length} characters`);
+    }
   });
 });
