@@ -184,13 +184,28 @@ async function drain(url: string): Promise<void> {
   }
 }
 
-async function helloWorld(): Promise<{ c1: LoadResult; c64: LoadResult }> {
+/** With `bodyBytes`, also c=64 on a route that sends a ready body of that size (`sized`). */
+async function helloWorld(bodyBytes?: number): Promise<{ c1: LoadResult; c64: LoadResult; sized?: LoadResult }> {
   const [command, args] = pin('0', process.execPath, [join(ROOT, 'dist/bench/hello.js'), '0']);
   const hello = await startProcess(command, args);
   const figures = { c1: await load(hello.url, ['/'], 1), c64: await load(hello.url, ['/'], 64) };
+  const sized = bodyBytes === undefined ? undefined : await load(hello.url, [`/bytes/${bodyBytes}`], 64);
   await stop(hello.child);
-  log(`hello-world: ${Math.round(figures.c1.rps)} req/s at c=1 (p50 ${fmtMs(figures.c1.p50)}), ${Math.round(figures.c64.rps)} at c=64`);
-  return figures;
+  log(`hello-world: ${Math.round(figures.c1.rps)} req/s at c=1 (p50 ${fmtMs(figures.c1.p50)}), ${Math.round(figures.c64.rps)} at c=64` +
+    (sized ? `; ${bodyBytes}-byte bodies ${Math.round(sized.rps)} at c=64` : ''));
+  return sized ? { ...figures, sized } : figures;
+}
+
+/** The mean body of a list of requests as sent (each distinct one fetched once, weighted by its count). */
+async function meanBodyBytes(url: string, paths: readonly string[]): Promise<number> {
+  const counts = new Map<string, number>();
+  for (const path of paths) counts.set(path, (counts.get(path) ?? 0) + 1);
+  let bytes = 0;
+  for (const [path, count] of counts) {
+    const response = await fetch(`${url}${path}`, { headers: AUTH });
+    bytes += (await response.arrayBuffer()).byteLength * count;
+  }
+  return Math.round(bytes / paths.length);
 }
 
 const fmtMs = (ms: number): string => (ms < 1 ? `${Math.round(ms * 1000)} µs` : `${ms.toFixed(ms < 10 ? 2 : 0)} ms`);
@@ -224,6 +239,8 @@ async function main(): Promise<void> {
 
   const rows: { name: string; workers: number; c1: LoadResult; c64: LoadResult; bad: number; paths: number }[] = [];
   const summary: string[] = [];
+  const zipf = list.find((sc2) => sc2.name.startsWith('3 '));
+  let zipfBytes: number | undefined;
   for (const workers of WORKERS) {
     const [sc, sa] = pin(workers === 1 ? '0' : '0,1', process.execPath, [CLI, 'serve', '--db', cat.db, '--port', '0', '--workers', String(workers)]);
     const server = await startProcess(sc, sa, { FOODLOOKUP_TOKENS: TOKEN, LOG_LEVEL: 'warn' });
@@ -261,6 +278,7 @@ async function main(): Promise<void> {
         `c=64 ${Math.round(c64.rps)} req/s p99 ${fmtMs(c64.p99)} max ${fmtMs(c64.max)}; ${bad} bad; ` +
         `peak so far: private ${memory.peakPrivate.toFixed(0)} MiB, resident ${memory.peakResident.toFixed(0)} MiB`);
     }
+    if (zipf && zipfBytes === undefined) zipfBytes = await meanBodyBytes(server.url, zipf.paths);
     memory.stop();
     summary.push(`| peak private memory (RssAnon), ${workers} worker(s), largest process | ${memory.peakPrivate.toFixed(0)} MiB |`);
     summary.push(`| peak resident (VmHWM), ${workers} worker(s), largest process | ${memory.peakResident.toFixed(0)} MiB |`);
@@ -268,12 +286,18 @@ async function main(): Promise<void> {
   }
   // The machine's speed drifts: the hello-world is measured again at the end, and the ratios
   // are to the mean of both (both are in the report).
-  const last = await helloWorld();
+  const last = await helloWorld(zipfBytes);
   const ceiling = {
     c1: { rps: (first.c1.rps + last.c1.rps) / 2 },
     c64: { rps: (first.c64.rps + last.c64.rps) / 2 },
   };
   const ratio = (rps: number, to: number): string => (rps / to).toFixed(3);
+  if (last.sized && zipfBytes !== undefined) {
+    const zipfRow = rows.find((r) => r.name === zipf?.name && r.workers === 1);
+    summary.push(`| hello-world sending a ready ${zipfBytes.toLocaleString('en')}-byte body (the Zipf mix's mean answer), c=64 | ` +
+      `${Math.round(last.sized.rps)} req/s (${ratio(last.sized.rps, ceiling.c64.rps)})` +
+      (zipfRow ? `; the Zipf mix, 1 worker, reached ${ratio(zipfRow.c64.rps, last.sized.rps)} of it |` : ' |'));
+  }
   const table = rows.map((r) => `| ${r.name} | ${r.paths} | ${r.workers} | ${Math.round(r.c1.rps)} (${ratio(r.c1.rps, ceiling.c1.rps)}) | ${fmtMs(r.c1.p50)} | ${fmtMs(r.c1.p99)} | ` +
     `${Math.round(r.c64.rps)} (${ratio(r.c64.rps, ceiling.c64.rps)}) | ${fmtMs(r.c64.p50)} | ${fmtMs(r.c64.p99)} | ${fmtMs(r.c64.max)} | ${r.bad} |`);
 
