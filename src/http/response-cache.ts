@@ -2,20 +2,48 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CatalogState } from '../store/catalog-store.js';
 import { answerIfNotModified } from './caching.js';
 
+/** FNV-1a over the UTF-16 code units: a 32-bit fingerprint of a cache key. */
+function fingerprint(key: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
+  return hash >>> 0;
+}
+
 /**
  * Serialised collection responses keyed by the request as sent and the catalogue version.
  * The catalogue is read-only between imports and every import that changes something moves
  * the version, so an entry can never be stale: a new version simply misses. Bodies are kept as
  * UTF-8 bytes, sent as they are. Bounded by entries and bytes, least recently used out first.
+ *
+ * A response is stored when its request comes for the second time (`admit`), as TinyLFU's
+ * doorkeeper admits: requests asked once, the bulk of search traffic's long tail, were stored
+ * answer by answer (~23 KB each at 1,000,000 foods), pushed out the answers that repeat, and
+ * left V8 a Buffer to reclaim for each. On cold full-text traffic (bench/README.md) that was
+ * ~35 MiB of a serving process's private memory and half of its full collections.
  */
 export class ResponseCache {
   private readonly entries = new Map<string, Buffer>();
   private bytes = 0;
+  /** Fingerprints of requests seen once and not stored, oldest first. */
+  private readonly seenOnce = new Set<number>();
 
   constructor(
     private readonly maxEntries = 10_000,
     private readonly maxBytes = 32 * 1024 * 1024,
+    private readonly maxSeen = 2 * maxEntries,
   ) {}
+
+  /**
+   * Whether a response to this request, just built, should be stored: true when the request
+   * was seen before (or a fingerprint collides, which only stores an answer early).
+   */
+  admit(key: string): boolean {
+    const seen = fingerprint(key);
+    if (this.seenOnce.delete(seen)) return true;
+    this.seenOnce.add(seen);
+    if (this.seenOnce.size > this.maxSeen) this.seenOnce.delete(this.seenOnce.values().next().value!);
+    return false;
+  }
 
   /**
    * The version and the request URL as sent (path and query string). Only successful
@@ -53,10 +81,10 @@ export class ResponseCache {
 }
 
 /**
- * Answers a collection request from the cache, or builds, stores and sends its body (a JSON
- * text). `prepare` parses and validates the request and returns the builder; it runs only on
- * a miss, and before the conditional check, so a bad request is a 400 even when it is
- * conditional. Last-Modified and ETag are the catalogue's.
+ * Answers a collection request from the cache, or builds and sends its body (a JSON text),
+ * storing it when the cache admits it. `prepare` parses and validates the request and returns
+ * the builder; it runs only on a miss, and before the conditional check, so a bad request is a
+ * 400 even when it is conditional. Last-Modified and ETag are the catalogue's.
  */
 export async function sendCached(
   cache: ResponseCache,
@@ -69,9 +97,11 @@ export async function sendCached(
   let body = cache.get(key);
   const build = body === undefined ? prepare() : undefined;
   if (answerIfNotModified(request, reply, state.lastModified, `c${state.version}`)) return reply;
-  if (build !== undefined) {
-    body = Buffer.from(await build());
-    cache.set(key, body);
-  }
-  return reply.type('application/json; charset=utf-8').send(body);
+  reply.type('application/json; charset=utf-8');
+  if (build === undefined) return reply.send(body);
+  const text = await build();
+  if (!cache.admit(key)) return reply.send(text);
+  body = Buffer.from(text);
+  cache.set(key, body);
+  return reply.send(body);
 }
