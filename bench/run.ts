@@ -203,6 +203,7 @@ async function meanBodyBytes(url: string, paths: readonly string[]): Promise<num
   let bytes = 0;
   for (const [path, count] of counts) {
     const response = await fetch(`${url}${path}`, { headers: AUTH });
+    if (!response.ok) throw new Error(`${path}: ${response.status} while measuring the mean answer`);
     bytes += (await response.arrayBuffer()).byteLength * count;
   }
   return Math.round(bytes / paths.length);
