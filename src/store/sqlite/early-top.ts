@@ -1,6 +1,6 @@
 import type { WordPostings } from './postings.js';
 import { bitmapOf, popcount32, rankOf } from './rid-bitmaps.js';
-import { TopFoods, lowerBound, matchScore, matchTier, seek } from './word-search.js';
+import { TopFoods, forEachCommonFood, lowerBound, matchScore, matchTier, seek } from './word-search.js';
 
 /**
  * Unfiltered multi-word searches whose words are common, without visiting every match.
@@ -96,32 +96,10 @@ export function matchingFoods(lists: readonly WordPostings[], ridLimit: number, 
     }
     return { total, rids: total <= cap ? out.subarray(0, total) : undefined };
   }
-  const driver = lists.reduce((best, p) => (p.rids.length < best.rids.length ? p : best));
-  const dense: Uint32Array[] = [];
-  const sparse: Uint32Array[] = [];
-  lists.forEach((p, i) => {
-    if (p === driver) return;
-    const bitmap = bitmaps[i];
-    if (bitmap !== undefined) dense.push(bitmap.bits);
-    else sparse.push(p.rids);
-  });
-  const at = new Uint32Array(sparse.length);
-  const drive = driver.rids;
-  outer: for (let k = 0; k < drive.length; k++) {
-    const rid = drive[k]!;
-    const word = rid >>> 5;
-    const bit = 1 << (rid & 31);
-    for (let i = 0; i < dense.length; i++) if ((dense[i]![word]! & bit) === 0) continue outer;
-    for (let i = 0; i < sparse.length; i++) {
-      const rids = sparse[i]!;
-      const j = seek(rids, at[i]!, rid);
-      at[i] = j;
-      if (j === rids.length) break outer;
-      if (rids[j] !== rid) continue outer;
-    }
+  forEachCommonFood(lists, undefined, ridLimit, false, (rid) => {
     if (total < cap) out[total] = rid;
     total++;
-  }
+  });
   return { total, rids: total <= cap ? out.subarray(0, total) : undefined };
 }
 

@@ -154,17 +154,19 @@ export function matchTier(lists: readonly WordPostings[], at: readonly number[])
 }
 
 /**
- * Visits every food in all `lists` that passes `accept`, with its tier (1 when every word is
- * in the name) and its bm25; returns how many there were. The shortest list drives; a food of
- * it is tested first in the other lists that have a bitmap (rid-bitmaps.ts: a bit test, its
- * index a rank), then by galloping forward in the others (rids ascend). Rids are below
- * `ridLimit`, the size of a bitmap.
+ * Visits every food in all `lists` that passes `accept`, in rid order; returns how many there
+ * were. The shortest list drives; a food of it is tested first in the other lists that have a
+ * bitmap (rid-bitmaps.ts: a bit test), then by galloping forward in the others (rids ascend).
+ * Rids are below `ridLimit`, the size of a bitmap. With `locate`, `at` holds the food's index
+ * in every list when `visit` gets it (a rank in a bitmap's list); without, only counting and
+ * collecting callers pay for none of that.
  */
-export function forEachMatch(
+export function forEachCommonFood(
   lists: readonly WordPostings[],
   accept: FoodTest,
   ridLimit: number,
-  visit: (rid: number, tier: number, score: number) => void,
+  locate: boolean,
+  visit: (rid: number, at: readonly number[]) => void,
 ): number {
   if (lists.length === 0) return 0;
   const driver = lists.reduce((best, list, i) => (list.rids.length < lists[best]!.rids.length ? i : best), 0);
@@ -193,12 +195,27 @@ export function forEachMatch(
       if (rids[j] !== rid) continue outer;
     }
     if (accept !== undefined && !accept(rid)) continue;
-    at[driver] = d;
-    for (let k = 0; k < dense.length; k++) at[dense[k]!] = rankOf(bitmaps[dense[k]!]!, rid);
+    if (locate) {
+      at[driver] = d;
+      for (let k = 0; k < dense.length; k++) at[dense[k]!] = rankOf(bitmaps[dense[k]!]!, rid);
+    }
     total++;
-    visit(rid, matchTier(lists, at), matchScore(lists, at));
+    visit(rid, at);
   }
   return total;
+}
+
+/**
+ * Visits every food in all `lists` that passes `accept` (forEachCommonFood), with its tier (1
+ * when every word is in the name) and its bm25; returns how many there were.
+ */
+export function forEachMatch(
+  lists: readonly WordPostings[],
+  accept: FoodTest,
+  ridLimit: number,
+  visit: (rid: number, tier: number, score: number) => void,
+): number {
+  return forEachCommonFood(lists, accept, ridLimit, true, (rid, at) => visit(rid, matchTier(lists, at), matchScore(lists, at)));
 }
 
 /** The first `depth` rids of the full order among the matches, and how many matched. */
