@@ -120,8 +120,11 @@ describe('early termination and counting (early-top.ts)', () => {
     const ridLimit = 4000;
     const place = Uint32Array.from({ length: ridLimit }, (_, rid) => (rid * 7919) % ridLimit);
     // Few distinct parts, as real words have: many ties, broken by place.
+    // Some words have parts of nearly one worth for every food ('and': not read in part order
+    // beside words whose parts spread).
     const list = (density: number): WordPostings => {
       const parts = Array.from({ length: 1 + Math.floor(random() * 6) }, () => -Math.round(random() * 8) / 4);
+      if (random() < 0.25) parts.forEach((_, k) => (parts[k] = -1 - random() / 512));
       const rows: [number, number, number][] = [];
       for (let rid = 1; rid < ridLimit; rid++) {
         if (random() < density) rows.push([rid, parts[Math.floor(random() * parts.length)]!, random() < 0.6 ? 1 : 0]);
@@ -129,8 +132,11 @@ describe('early termination and counting (early-top.ts)', () => {
       return encodePostings(rows, rows.length);
     };
     let compared = 0;
+    const tiers = [0, 0];
     for (let i = 0; i < 300; i++) {
       const lists = Array.from({ length: 2 + (i % 2) }, () => list([0.005, 0.05, 0.3, 0.9][Math.floor(random() * 4)]!));
+      // A word given twice: the same postings object twice, as the postings cache hands it out.
+      if (i % 7 === 0) lists.push(lists[0]!);
       for (const depth of [1, 20, 200]) {
         const all = topMatches(lists, undefined, depth, place);
         // Galloping in every list (fresh objects without bitmaps, too sparse for the limit) agrees.
@@ -143,6 +149,17 @@ describe('early termination and counting (early-top.ts)', () => {
         assert.equal(withBitmaps.length, all.total, `case ${i}`);
         assert.deepEqual(visits(lists.map((p) => ({ ...p })), 2 ** 31), withBitmaps, `case ${i}, galloping`);
         assert.deepEqual(earlyTopMatches(lists, depth, place), all.rids, `case ${i}, depth ${depth}`);
+        // With the name tier known (every word in the name): scored alone when it fills the
+        // page, else kept whole before the rest is read in part order.
+        const named = matchingFoods(lists, ridLimit, 0, ridLimit).named;
+        assert.ok(named !== undefined, `case ${i}: every list has name bits or codes at hand`);
+        {
+          const tier = visits(lists, ridLimit).filter(([, t]) => t === 1).map(([rid]) => rid!);
+          assert.deepEqual([...named], tier, `case ${i}, the name tier`);
+          tiers[tier.length >= depth ? 1 : 0]! += 1;
+          assert.deepEqual(earlyTopMatches(lists, depth, place, Uint32Array.from(named)), all.rids, `case ${i}, depth ${depth}, name tier`);
+          if (tier.length > 0) assert.equal(matchingFoods(lists, ridLimit, 0, tier.length - 1).named, undefined, `case ${i}, name tier past its cap`);
+        }
         const common = matchingFoods(lists, ridLimit, ridLimit);
         assert.equal(common.total, all.total, `case ${i}`);
         assert.deepEqual(scoreFoods(lists, common.rids!, depth, place), all.rids, `case ${i}, depth ${depth}, scored`);
@@ -156,6 +173,7 @@ describe('early termination and counting (early-top.ts)', () => {
       }
     }
     assert.ok(compared > 10000, `${compared} foods compared`);
+    assert.ok(tiers[0]! >= 15 && tiers[1]! >= 100, `name tiers smaller than the page: ${tiers[0]}, filling it: ${tiers[1]}`);
   });
 });
 

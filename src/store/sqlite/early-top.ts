@@ -1,5 +1,5 @@
 import type { WordPostings } from './postings.js';
-import { bitmapOf, popcount32, rankOf } from './rid-bitmaps.js';
+import { bitmapOf, nameBitsOf, popcount32, rankOf } from './rid-bitmaps.js';
 import { TopFoods, forEachCommonFood, lowerBound, matchScore, matchTier, seek } from './word-search.js';
 
 /**
@@ -7,15 +7,15 @@ import { TopFoods, forEachCommonFood, lowerBound, matchScore, matchTier, seek } 
  *
  * `forEachMatch` scores every food having all the words: "and cooked" is 237,000 of 1,000,000
  * generated foods, ~15 ms. Here the page and the total are found apart:
- * - the page by the threshold algorithm: the shortest list is read in order of its word's bm25
- *   part, best first; each food is looked up in the other lists (a bit test and a rank for a
- *   common word, a binary search otherwise) and scored exactly as forEachMatch scores it. A
- *   food not yet read scores no better than the current part plus the other words' best parts,
- *   so once the kept page's worst food is in the name tier and scores better than that bound,
- *   no food not yet read can enter the page;
  * - the total by counting: common words' bitmaps are ANDed a 32-bit word at a time, other lists
- *   intersected by galloping without scoring.
- * Per postings object, the part order (and a common word's bitmap, rid-bitmaps.ts) are built
+ *   intersected by galloping without scoring; the name tier (foods with every word in their
+ *   name, which rank first) is found in the same pass;
+ * - the page from the name tier alone when it is small and fills the page; else by the
+ *   threshold algorithm (`earlyTopMatches`): lists are read in order of their word's bm25
+ *   part, best first; each food is looked up in the other lists (a bit test and a rank for a
+ *   common word, a binary search otherwise) and scored exactly as forEachMatch scores it, until
+ *   no food not yet read can enter the page.
+ * Per postings object, the part order (and a common word's bitmaps, rid-bitmaps.ts) are built
  * on first use (~1 ms a word on average at 1,000,000 foods, ~30 ms for a word in 60 % of
  * them) and kept as long as the postings are (a WeakMap beside the postings cache, whose bound
  * does not count them: 4 bytes a posting more).
@@ -63,44 +63,82 @@ function locator(p: WordPostings, ridLimit: number): (rid: number) => number {
 /** Builds a list's bitmap and part order now (a server warming up) rather than at its first search. */
 export function prepareForEarlyTop(p: WordPostings, ridLimit: number): void {
   bitmapOf(p, ridLimit);
+  nameBitsOf(p, ridLimit);
   byPartOf(p);
 }
 
 /** Where `matchingFoods` collects rids: reused, since a search runs to its end before the next. */
 let scratch = new Uint32Array(1024);
+let namedScratch = new Uint32Array(1024);
 
 /**
  * How many foods have every word (rids below `ridLimit`), and which, in rid order, when they
  * are at most `cap` (undefined otherwise): counting and collecting are one pass, so scoring a
- * few foods in common does not intersect the lists again. The returned array is valid until
- * the next call. Common words' bitmaps are ANDed a 32-bit word at a time; otherwise the
- * shortest list drives and each other is tested by bit or by galloping forward (rids ascend).
+ * few foods in common does not intersect the lists again. The returned arrays are valid until
+ * the next call. Common words' bitmaps are ANDed a 32-bit word at a time, and in the same pass
+ * their name bitmaps. Otherwise the shortest list drives and each other is tested by bit or
+ * by galloping forward (rids ascend). `named` is the name tier (the foods with every word in
+ * their name) when it holds at most `namedCap` foods, else undefined.
  */
-export function matchingFoods(lists: readonly WordPostings[], ridLimit: number, cap: number): { total: number; rids: Uint32Array | undefined } {
+export function matchingFoods(lists: readonly WordPostings[], ridLimit: number, cap: number, namedCap = 0): {
+  total: number; rids: Uint32Array | undefined; named?: Uint32Array | undefined;
+} {
   if (lists.length === 0) return { total: 0, rids: new Uint32Array(0) };
   if (scratch.length < cap) scratch = new Uint32Array(cap);
   const out = scratch;
+  if (namedScratch.length < namedCap) namedScratch = new Uint32Array(namedCap);
   const bitmaps = lists.map((p) => bitmapOf(p, ridLimit));
   let total = 0;
   if (bitmaps.every((b) => b !== undefined)) {
     const words = bitmaps.map((b) => b.bits);
-    for (let w = 0; w < words[0]!.length; w++) {
-      let x = words[0]![w]!;
-      for (let i = 1; i < words.length && x !== 0; i++) x &= words[i]![w]!;
+    // A list with a bitmap has name bits too: the same density rule.
+    const names = lists.map((p) => nameBitsOf(p, ridLimit)!);
+    const namedOut = namedScratch;
+    let named = 0;
+    // The first three lists by name, each read once per word (a list ANDed twice changes
+    // nothing): the loop over lists is then only for a fourth word on.
+    const [a, b = a, c = a] = words as [Uint32Array, ...Uint32Array[]];
+    const [na, nb = na, nc = na] = names as [Uint32Array, ...Uint32Array[]];
+    for (let w = 0; w < a.length; w++) {
+      let x = a[w]! & b[w]! & c[w]!;
+      for (let i = 3; i < words.length && x !== 0; i++) x &= words[i]![w]!;
       if (x === 0) continue;
       const count = popcount32(x);
-      if (total + count <= cap) {
-        for (let k = total; x !== 0; x &= x - 1) out[k++] = (w << 5) | (31 - Math.clz32(x & -x));
-      }
+      if (total + count <= cap) collect(x, w, out, total);
       total += count;
+      // Past `namedCap`, the name tier is of no use: no more name bits are read.
+      if (named > namedCap) continue;
+      x &= na[w]! & nb[w]! & nc[w]!;
+      for (let i = 3; i < names.length && x !== 0; i++) x &= names[i]![w]!;
+      if (x === 0) continue;
+      const namedCount = popcount32(x);
+      if (named + namedCount <= namedCap) collect(x, w, namedOut, named);
+      named += namedCount;
     }
-    return { total, rids: total <= cap ? out.subarray(0, total) : undefined };
+    return { total, rids: total <= cap ? out.subarray(0, total) : undefined, named: named <= namedCap ? namedOut.subarray(0, named) : undefined };
   }
-  forEachCommonFood(lists, undefined, ridLimit, false, (rid) => {
+  // A food is in the name tier when its code has the name bit in every list: the driver's
+  // and galloped lists' codes are at hand, lists with a bitmap have name bits.
+  const names = lists.map((p) => nameBitsOf(p, ridLimit));
+  const namedOut = namedScratch;
+  let named = 0;
+  forEachCommonFood(lists, undefined, ridLimit, false, (rid, at) => {
     if (total < cap) out[total] = rid;
     total++;
+    if (named > namedCap) return;
+    for (let i = 0; i < lists.length; i++) {
+      const bits = names[i];
+      if (bits !== undefined ? (bits[rid >>> 5]! & (1 << (rid & 31))) === 0 : (lists[i]!.codes[at[i]!]! & 1) === 0) return;
+    }
+    if (named < namedCap) namedOut[named] = rid;
+    named++;
   });
-  return { total, rids: total <= cap ? out.subarray(0, total) : undefined };
+  return { total, rids: total <= cap ? out.subarray(0, total) : undefined, named: named <= namedCap ? namedOut.subarray(0, named) : undefined };
+}
+
+/** Writes the rids of the bits set in `x` (bitmap word `w`) to `out`, from index `k` on. */
+function collect(x: number, w: number, out: Uint32Array, k: number): void {
+  for (; x !== 0; x &= x - 1) out[k++] = (w << 5) | (31 - Math.clz32(x & -x));
 }
 
 /**
@@ -137,38 +175,76 @@ export function scoreFoods(lists: readonly WordPostings[], rids: Uint32Array, de
   return top.sorted();
 }
 
+/**
+ * Lists whose parts spread less than this share of the widest spread among a query's lists
+ * are not read; their best part stands in the bound.
+ */
+const READ_SPREAD = 0.01;
+
 /** Margin on the bound: the stored parts are added in another order there, so it may differ in the last bits. */
 const BOUND_SLACK = 1e-9;
 
 /**
  * The first `depth` rids of the full order among the foods having every word, the same as
- * `topMatches` without a filter. Every list is read in part order, one entry of each in turn
- * (the threshold algorithm): a food read for the first time is looked up in the other lists and
- * scored. A food not yet read has, in every list, a part no better than that list's next one,
- * so it scores no better than their sum: once the kept page's worst food is in the name tier
- * and beats that sum, the page is final.
+ * `topMatches` without a filter.
+ *
+ * `named`, when given, is the whole name tier (every word in the name), which ranks first
+ * (`matchingFoods`): when it holds at least `depth` foods, they alone are scored
+ * (`scoreFoods`); when fewer, they are all scored first.
+ *
+ * Otherwise, and for the rest of a page, lists are read in part order, one entry of each in
+ * turn (the threshold algorithm): a food read for the first time is looked up in the other
+ * lists and scored. A food not yet read has, in every list read, a part no better than that
+ * list's next one, and in any other list no better than its best part, so it scores no better
+ * than their sum: once the kept page's worst food beats that sum, and is in the name tier or
+ * the whole name tier is kept, the page is final. Without the name tier known, a query whose
+ * words are seldom all in a name ('raw cooked fat') could not stop before the lists' ends.
+ *
+ * Only lists whose parts spread are read: a word in most foods ('and') has parts of nearly
+ * equal worth, and reading it brings the bound no lower while each food read costs lookups
+ * in the other lists.
  */
-export function earlyTopMatches(lists: readonly WordPostings[], depth: number, place: Uint32Array): number[] {
+export function earlyTopMatches(lists: readonly WordPostings[], depth: number, place: Uint32Array, named?: Uint32Array): number[] {
   const ridLimit = place.length;
-  const top = new TopFoods(depth, place);
   if (lists.length === 0 || depth === 0) return [];
-  const orders = lists.map((p) => byPartOf(p));
-  const locate = lists.map((p) => locator(p, ridLimit));
-  const cursor = new Array<number>(lists.length).fill(0);
-  const at = new Array<number>(lists.length).fill(0);
+  if (named !== undefined && named.length >= depth) return scoreFoods(lists, named, depth, place);
+  const top = new TopFoods(depth, place);
   // Only foods having every word are kept: the others are looked up again if read again.
   const kept = new Set<number>();
+  const orders = lists.map((p) => byPartOf(p));
+  const locate = lists.map((p) => locator(p, ridLimit));
+  const partAt = (i: number, k: number): number => lists[i]!.parts[lists[i]!.codes[orders[i]![k]!]! >>> 1]!;
+  const spread = lists.map((_, i) => partAt(i, orders[i]!.length - 1) - partAt(i, 0));
+  const widest = Math.max(...spread);
+  const reading = spread.map((x) => x >= widest * READ_SPREAD);
+  const read = lists.flatMap((_, i) => (reading[i] ? [i] : []));
+  const cursor = new Array<number>(lists.length).fill(0);
+  const at = new Array<number>(lists.length).fill(0);
+  if (named !== undefined) {
+    for (let k = 0; k < named.length; k++) {
+      const rid = named[k]!;
+      for (let j = 0; j < lists.length; j++) at[j] = locate[j]!(rid);
+      kept.add(rid);
+      top.add(rid, 1, matchScore(lists, at));
+    }
+  }
   for (;;) {
     let bound = 0;
     for (let i = 0; i < lists.length; i++) {
+      // A list not read is bounded by its best part.
+      const k = reading[i] ? cursor[i]! : 0;
       // A list read to its end: every food having all the words has been read from it.
-      if (cursor[i] === orders[i]!.length) return top.sorted();
+      if (k === orders[i]!.length) return top.sorted();
       const list = lists[i]!;
-      bound += list.parts[list.codes[orders[i]![cursor[i]!]!]! >>> 1]!;
+      bound += list.parts[list.codes[orders[i]![k]!]! >>> 1]!;
     }
-    if (top.full && top.worstTier === 1 && top.worstScore < bound - BOUND_SLACK * Math.max(1, Math.abs(bound))) return top.sorted();
-    for (let i = 0; i < lists.length; i++) {
+    if (top.full && (named !== undefined || top.worstTier === 1) && top.worstScore < bound - BOUND_SLACK * Math.max(1, Math.abs(bound))) return top.sorted();
+    // Once the page is of the name tier, a food without the word in its name cannot enter it.
+    const nameTierOnly = top.full && top.worstTier === 1;
+    for (let n = 0; n < read.length; n++) {
+      const i = read[n]!;
       const index = orders[i]![cursor[i]!++]!;
+      if (nameTierOnly && (lists[i]!.codes[index]! & 1) === 0) continue;
       const rid = lists[i]!.rids[index]!;
       if (kept.has(rid)) continue;
       let missing = false;

@@ -3,9 +3,9 @@ import type { WordPostings } from './postings.js';
 /**
  * Common words' postings as one bit per rid: whether a food has the word is a bit test, and
  * its index in the word's list a rank (the count before its 32-bit word plus a popcount),
- * where the list itself needs a search. Built on first use for a postings object and kept as
- * long as it is (a WeakMap beside the postings cache, whose bound does not count them: 8 bytes
- * per 32 foods).
+ * where the list itself needs a search; and which foods have it in their name, a second bit
+ * per rid. Built on first use for a postings object and kept as long as it is (WeakMaps beside
+ * the postings cache, whose bound does not count them: 12 bytes per 32 foods).
  */
 
 /** Lists of at least 1 / 16 of the foods get a bitmap: 8 bytes per 32 rids, while the list holds 6 bytes a food. */
@@ -18,6 +18,7 @@ export interface RidBitmap {
 }
 
 const bitmaps = new WeakMap<WordPostings, RidBitmap>();
+const nameBitmaps = new WeakMap<WordPostings, Uint32Array>();
 
 export function popcount32(x: number): number {
   x -= (x >>> 1) & 0x55555555;
@@ -52,4 +53,20 @@ export function bitmapOf(p: WordPostings, ridLimit: number): RidBitmap | undefin
 export function rankOf(bitmap: RidBitmap, rid: number): number {
   const w = rid >>> 5;
   return bitmap.before[w]! + popcount32(bitmap.bits[w]! & ((1 << (rid & 31)) - 1));
+}
+
+/**
+ * The list's foods with the word in their name (the code's low bit), one bit per rid, for a
+ * list dense enough for a bitmap; undefined otherwise. ANDed, these bitmaps are a query's name
+ * tier, without locating a single food.
+ */
+export function nameBitsOf(p: WordPostings, ridLimit: number): Uint32Array | undefined {
+  let bits = nameBitmaps.get(p);
+  if (bits === undefined && p.rids.length * BITMAP_DENSITY >= ridLimit) {
+    bits = new Uint32Array((ridLimit + 31) >>> 5);
+    const { rids, codes } = p;
+    for (let i = 0; i < rids.length; i++) if ((codes[i]! & 1) !== 0) bits[rids[i]! >>> 5]! |= 1 << (rids[i]! & 31);
+    nameBitmaps.set(p, bits);
+  }
+  return bits;
 }

@@ -159,7 +159,8 @@ export function matchTier(lists: readonly WordPostings[], at: readonly number[])
  * bitmap (rid-bitmaps.ts: a bit test), then by galloping forward in the others (rids ascend).
  * Rids are below `ridLimit`, the size of a bitmap. With `locate`, `at` holds the food's index
  * in every list when `visit` gets it (a rank in a bitmap's list); without, only counting and
- * collecting callers pay for none of that.
+ * collecting callers pay for none of that: `at` then holds the index of the driver and of
+ * the lists without a bitmap only.
  */
 export function forEachCommonFood(
   lists: readonly WordPostings[],
@@ -195,8 +196,8 @@ export function forEachCommonFood(
       if (rids[j] !== rid) continue outer;
     }
     if (accept !== undefined && !accept(rid)) continue;
+    at[driver] = d;
     if (locate) {
-      at[driver] = d;
       for (let k = 0; k < dense.length; k++) at[dense[k]!] = rankOf(bitmaps[dense[k]!]!, rid);
     }
     total++;
