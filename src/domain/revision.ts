@@ -57,11 +57,30 @@ function canonicalUpcs(upcs: Readonly<Record<string, Upc>>): string {
   return `${out}}`;
 }
 
+/** Each nutrient key's place in sorted order. */
+const SORTED_PLACE = new Map<string, number>(SORTED_NUTRIENT_KEYS.map((key, i) => [key, i]));
+/** Reused by canonicalNutrients: each place's value, valid where `stamped` holds the current stamp. */
+const values = new Float64Array(SORTED_NUTRIENT_KEYS.length);
+const stamped = new Uint32Array(SORTED_NUTRIENT_KEYS.length);
+let stamp = 0;
+
+/**
+ * The food's own keys are visited, each put at its sorted place, and the places written in
+ * order: reading all 22 keys by name from objects whose keys come in any order (a new V8 shape
+ * for each order) was a tenth of the import worker's time.
+ */
 function canonicalNutrients(nutrients: Nutrients): string {
+  stamp = (stamp + 1) >>> 0 || 1;
+  for (const key in nutrients) {
+    const value = nutrients[key as NutrientKey];
+    const place = SORTED_PLACE.get(key);
+    if (value === undefined || place === undefined) continue;
+    values[place] = value;
+    stamped[place] = stamp;
+  }
   let out = '{';
-  for (const key of SORTED_NUTRIENT_KEYS) {
-    const value = nutrients[key];
-    if (value !== undefined) out += `${out.length > 1 ? ',' : ''}"${key}":${json(value)}`;
+  for (let i = 0; i < SORTED_NUTRIENT_KEYS.length; i++) {
+    if (stamped[i] === stamp) out += `${out.length > 1 ? ',' : ''}"${SORTED_NUTRIENT_KEYS[i]!}":${json(values[i])}`;
   }
   return `${out}}`;
 }
@@ -73,22 +92,51 @@ function canonicalNutrients(nutrients: Nutrients): string {
  * sixth of the import worker's time. test/unit/catalog-rules.test.ts holds the generic form
  * and checks that both give the same text, so every revision stays what it was.
  */
-export function canonicalFood(food: CatalogFood): string {
-  const member = (key: string, text: string | undefined): string => (text === undefined ? '' : `,"${key}":${text}`);
+/** Canonical JSON of the members a food's stored body holds too (food-row.ts), written once for both. */
+export interface CanonicalParts {
+  readonly description: string | undefined;
+  readonly note: string | undefined;
+  readonly mass: string | undefined;
+  readonly volume: string | undefined;
+  readonly nutrients: string;
+  readonly otherNames: string | undefined;
+  readonly servings: string;
+  readonly upcs: string;
+}
+
+export function canonicalParts(food: CatalogFood): CanonicalParts {
   const optional = <T>(value: T | undefined, write: (v: T) => string): string | undefined => (value === undefined ? undefined : write(value));
+  return {
+    description: optional(food.description, json),
+    note: optional(food.note, json),
+    mass: optional(food.mass, json),
+    volume: optional(food.volume, json),
+    nutrients: canonicalNutrients(food.nutrients),
+    otherNames: optional(food.otherNames, canonicalStrings),
+    servings: canonicalServings(food.servings),
+    upcs: canonicalUpcs(food.upcs),
+  };
+}
+
+/** `,"key":text`, or nothing for an undefined member. */
+export function member(key: string, text: string | undefined): string {
+  return text === undefined ? '' : `,"${key}":${text}`;
+}
+
+export function canonicalFood(food: CatalogFood, parts: CanonicalParts = canonicalParts(food)): string {
   return `{"brand":${json(food.brand)},"category":${json(food.category)},"classification":${json(food.classification)}` +
-    member('description', optional(food.description, json)) +
+    member('description', parts.description) +
     member('foodId', json(food.foodId)) +
-    member('mass', optional(food.mass, json)) +
+    member('mass', parts.mass) +
     member('name', json(food.name)) +
-    member('note', optional(food.note, json)) +
-    member('nutrients', canonicalNutrients(food.nutrients)) +
-    member('otherNames', optional(food.otherNames, canonicalStrings)) +
+    member('note', parts.note) +
+    member('nutrients', parts.nutrients) +
+    member('otherNames', parts.otherNames) +
     member('region', json(food.region)) +
-    member('servings', canonicalServings(food.servings)) +
+    member('servings', parts.servings) +
     member('tags', canonicalStrings([...food.tags].sort())) +
-    member('upcs', canonicalUpcs(food.upcs)) +
-    member('volume', optional(food.volume, json)) +
+    member('upcs', parts.upcs) +
+    member('volume', parts.volume) +
     '}';
 }
 
@@ -96,6 +144,6 @@ export function canonicalFood(food: CatalogFood): string {
  * The revision a food's content implies: uuid v5 over its canonical JSON without
  * `revisionId`. It changes exactly when the content changes; tag order does not count.
  */
-export function deriveRevisionId(food: CatalogFood): string {
-  return uuidV5(canonicalFood(food));
+export function deriveRevisionId(food: CatalogFood, parts?: CanonicalParts): string {
+  return uuidV5(canonicalFood(food, parts));
 }

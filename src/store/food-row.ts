@@ -1,6 +1,6 @@
 import type { CatalogFood } from '../domain/records.js';
 import type { Region } from '../domain/regions.js';
-import { deriveRevisionId } from '../domain/revision.js';
+import { canonicalParts, deriveRevisionId, member, type CanonicalParts } from '../domain/revision.js';
 import { fold } from '../domain/text.js';
 
 /**
@@ -37,18 +37,17 @@ export interface FoodRow {
   readonly body: string;
 }
 
-/** Food columns that are not looked up by id: stored as one JSON text. */
-export function foodBody(food: CatalogFood): string {
-  return JSON.stringify({
-    otherNames: food.otherNames,
-    description: food.description,
-    note: food.note,
-    mass: food.mass,
-    volume: food.volume,
-    servings: food.servings,
-    upcs: food.upcs,
-    nutrients: food.nutrients,
-  });
+/**
+ * Food columns that are not looked up by id: stored as one JSON text, written from the same
+ * canonical parts as the revision (nutrients and barcodes in key order), so an import
+ * serialises them once: JSON.stringify of the body besides was a tenth of the import worker's
+ * time.
+ */
+export function foodBody(parts: CanonicalParts): string {
+  const body = member('otherNames', parts.otherNames) + member('description', parts.description) + member('note', parts.note) +
+    member('mass', parts.mass) + member('volume', parts.volume) + member('servings', parts.servings) + member('upcs', parts.upcs) +
+    member('nutrients', parts.nutrients);
+  return `{${body.slice(1)}}`;
 }
 
 /** A food's other names and description as its search index row holds them. */
@@ -60,7 +59,8 @@ export function searchTexts(content: { readonly otherNames?: readonly string[]; 
 }
 
 export function foodRow(food: CatalogFood): FoodRow {
-  const contentHash = deriveRevisionId(food);
+  const parts = canonicalParts(food);
+  const contentHash = deriveRevisionId(food, parts);
   const texts = searchTexts(food);
   return {
     foodId: food.foodId,
@@ -79,6 +79,6 @@ export function foodRow(food: CatalogFood): FoodRow {
     classificationFold: fold(food.classification),
     otherNamesFold: texts.otherNames,
     descriptionFold: texts.description,
-    body: foodBody(food),
+    body: foodBody(parts),
   };
 }

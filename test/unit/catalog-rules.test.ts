@@ -1,7 +1,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkBrand, checkCategory, checkFood, checkTag } from '../../src/domain/validate.js';
-import { canonicalFood, deriveRevisionId } from '../../src/domain/revision.js';
+import { canonicalFood, canonicalParts, deriveRevisionId } from '../../src/domain/revision.js';
+import { foodBody } from '../../src/store/food-row.js';
 import { ID_NAMESPACES, isUuid } from '../../src/domain/ids.js';
 import { validate as uuidValidate, v5 as uuidV5 } from 'uuid';
 import { NUTRIENT_KEYS } from '../../src/domain/nutrients.js';
@@ -167,6 +168,16 @@ describe('canonical food JSON', () => {
       assert.ok(checked.ok, checked.ok ? '' : checked.reason);
       const { revisionId: _given, ...content } = checked.value;
       assert.equal(canonicalFood(checked.value), referenceCanonical({ ...content, tags: [...content.tags].sort() }));
+    }
+  });
+
+  test('a stored body, written from the same parts, is JSON of the food\'s own members, for 2,000 random foods', () => {
+    for (let i = 0; i < 2000; i++) {
+      const checked = checkFood(randomFood());
+      assert.ok(checked.ok);
+      const f = checked.value;
+      const members = { otherNames: f.otherNames, description: f.description, note: f.note, mass: f.mass, volume: f.volume, servings: f.servings, upcs: f.upcs, nutrients: f.nutrients };
+      assert.deepEqual(JSON.parse(foodBody(canonicalParts(f))), JSON.parse(JSON.stringify(members)));
     }
   });
 
