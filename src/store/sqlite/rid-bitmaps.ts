@@ -63,9 +63,16 @@ export function rankOf(bitmap: RidBitmap, rid: number): number {
 export function nameBitsOf(p: WordPostings, ridLimit: number): Uint32Array | undefined {
   let bits = nameBitmaps.get(p);
   if (bits === undefined && p.rids.length * BITMAP_DENSITY >= ridLimit) {
-    bits = new Uint32Array((ridLimit + 31) >>> 5);
     const { rids, codes } = p;
-    for (let i = 0; i < rids.length; i++) if ((codes[i]! & 1) !== 0) bits[rids[i]! >>> 5]! |= 1 << (rids[i]! & 31);
+    let named = 0;
+    for (let i = 0; i < codes.length; i++) named += codes[i]! & 1;
+    if (named === rids.length) {
+      // Every food has the word in its name (a name-only list, SOAP's): the list's own bitmap.
+      bits = bitmapOf(p, ridLimit)!.bits;
+    } else {
+      bits = new Uint32Array((ridLimit + 31) >>> 5);
+      for (let i = 0; i < rids.length; i++) if ((codes[i]! & 1) !== 0) bits[rids[i]! >>> 5]! |= 1 << (rids[i]! & 31);
+    }
     nameBitmaps.set(p, bits);
   }
   return bits;
