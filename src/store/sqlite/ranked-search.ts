@@ -173,12 +173,13 @@ function scoreAllMaxMatches(): number {
 /**
  * Up to this many foods with every word in the name (the name tier), a page of common words
  * is found by scoring them alone; beyond, the threshold algorithm (early-top.ts) fills the
- * page from them sooner than they can all be scored. In process at 1,000,000 foods (bench
- * queries on that path, mean of each class): tiers of 1,000–3,000 foods scored in 0.6–0.8 ms
- * where the threshold algorithm took 2.6–3.5 ms; tiers of 8,000–20,000 in 0.7–1.2 ms where
- * it took 0.3–0.6 ms.
+ * page from them sooner than they can all be scored. In process at 1,000,000 foods, the
+ * slowest warm searches on that path, each way: tiers of 5,000–15,000 foods scored in
+ * 0.17–0.54 ms where the threshold algorithm took 0.54–1.73 ms; at 17,000–28,000 the two were
+ * even (0.38–0.79 ms). Over the bench's cold queries, 12,000 against 5,000 alternated request
+ * by request: mean −2.5 to −3 %, p99 −3 to −4 % (two runs).
  */
-const NAME_TIER_SCORE_MAX = 5_000;
+const NAME_TIER_SCORE_MAX = 12_000;
 
 /**
  * Several common words without a filter: counted first (early-top.ts), collecting the foods in
