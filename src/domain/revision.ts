@@ -85,13 +85,6 @@ function canonicalNutrients(nutrients: Nutrients): string {
   return `${out}}`;
 }
 
-/**
- * Stable JSON of a food without its revisionId, tags sorted: the members of CatalogFood in
- * sorted key order at every level, undefined members left out. Written out member by member
- * for the one shape it serves: a generic sorter (Object.keys + sort at every level) was a
- * sixth of the import worker's time. test/unit/catalog-rules.test.ts holds the generic form
- * and checks that both give the same text, so every revision stays what it was.
- */
 /** Canonical JSON of the members a food's stored body holds too (food-row.ts), written once for both. */
 export interface CanonicalParts {
   readonly description: string | undefined;
@@ -123,6 +116,13 @@ export function member(key: string, text: string | undefined): string {
   return text === undefined ? '' : `,"${key}":${text}`;
 }
 
+/**
+ * Stable JSON of a food without its revisionId, tags sorted: the members of CatalogFood in
+ * sorted key order at every level, undefined members left out. Written out member by member
+ * for the one shape it serves: a generic sorter (Object.keys + sort at every level) was a
+ * sixth of the import worker's time. test/unit/catalog-rules.test.ts holds the generic form
+ * and checks that both give the same text, so every revision stays what it was.
+ */
 export function canonicalFood(food: CatalogFood, parts: CanonicalParts = canonicalParts(food)): string {
   return `{"brand":${json(food.brand)},"category":${json(food.category)},"classification":${json(food.classification)}` +
     member('description', parts.description) +

@@ -183,8 +183,9 @@ const NAME_TIER_SCORE_MAX = 12_000;
 
 /**
  * Several common words without a filter: counted first (early-top.ts), collecting the foods in
- * common while they are few; those are then scored one by one, else the page comes from early
- * termination. Otherwise every match is visited and scored (word-search.ts).
+ * common while they are few, and the name tier while it is; those are then scored one by one
+ * (the name tier alone when it fills the page), else the page comes from early termination.
+ * Otherwise every match is visited and scored (word-search.ts).
  */
 function rankInMemory(lists: readonly WordPostings[], accept: FoodTest, depth: number, place: Uint32Array): { rids: number[]; total: number } {
   const shortest = Math.min(...lists.map((p) => p.rids.length));
