@@ -150,7 +150,13 @@ function collect(x: number, w: number, out: Uint32Array, k: number): void {
  */
 export function scoreFoods(lists: readonly WordPostings[], rids: Uint32Array, depth: number, place: Uint32Array): number[] {
   const top = new TopFoods(depth, place);
-  const bitmaps = lists.map((p) => bitmapOf(p, place.length));
+  scoreInto(top, lists, rids, place.length);
+  return top.sorted();
+}
+
+/** Scores each of `rids` (ascending, each having every word) as `scoreFoods` does, into `top`. */
+function scoreInto(top: TopFoods, lists: readonly WordPostings[], rids: Uint32Array, ridLimit: number): void {
+  const bitmaps = lists.map((p) => bitmapOf(p, ridLimit));
   const cursor = new Uint32Array(lists.length);
   for (let k = 0; k < rids.length; k++) {
     const rid = rids[k]!;
@@ -172,7 +178,6 @@ export function scoreFoods(lists: readonly WordPostings[], rids: Uint32Array, de
     }
     top.add(rid, tier, -sum);
   }
-  return top.sorted();
 }
 
 /**
@@ -221,12 +226,8 @@ export function earlyTopMatches(lists: readonly WordPostings[], depth: number, p
   const cursor = new Array<number>(lists.length).fill(0);
   const at = new Array<number>(lists.length).fill(0);
   if (named !== undefined) {
-    for (let k = 0; k < named.length; k++) {
-      const rid = named[k]!;
-      for (let j = 0; j < lists.length; j++) at[j] = locate[j]!(rid);
-      kept.add(rid);
-      top.add(rid, 1, matchScore(lists, at));
-    }
+    scoreInto(top, lists, named, ridLimit);
+    for (let k = 0; k < named.length; k++) kept.add(named[k]!);
   }
   for (;;) {
     let bound = 0;
