@@ -9,7 +9,7 @@ import { u } from '../helpers/fixture-catalog.js';
 import { SqliteCatalogStore } from '../../src/store/sqlite/store.js';
 import { ftsExpression } from '../../src/store/sqlite/matching.js';
 import { foodsQuery } from '../../src/store/sqlite/queries.js';
-import { decodePostings } from '../../src/store/sqlite/postings.js';
+import { decodePostings, readUint32 } from '../../src/store/sqlite/postings.js';
 import { SCHEMA_VERSION } from '../../src/store/sqlite/schema.js';
 import { foodListRequest } from '../../src/query/requests.js';
 import { textWords } from '../../src/domain/text.js';
@@ -175,7 +175,8 @@ describe('the importer\'s search data', () => {
     for (const word of ['raw', 'cheese', 'kellogg', 'zyzzyva']) assert.equal(terms.get(word), count.get(`"${word}"`), word);
     assert.equal(terms.get('quorblet'), undefined);
     assert.ok(stored.every((r) => r.matches >= 40));
-    const list = sql.prepare('SELECT rid FROM ranked_top WHERE list = ? AND term = ? ORDER BY pos').pluck();
+    const stmt = sql.prepare('SELECT rids FROM ranked_top WHERE list = ? AND term = ?').pluck();
+    const list = { all: (which: number, term: string): number[] => Array.from(readUint32(stmt.get(which, term) as Buffer)) };
     const rankOrder = sql.prepare(`SELECT f.rid FROM foods_fts m JOIN foods f ON f.rid = m.rowid WHERE foods_fts MATCH ?
       ORDER BY m.rowid IN (SELECT rowid FROM foods_fts WHERE foods_fts MATCH ?) DESC, bm25(foods_fts, 10.0, 2.0, 4.0, 3.0, 1.0), f.name_key, f.id
       LIMIT 1000`).pluck();
@@ -389,6 +390,25 @@ describe('a database written before the postings of every word (schema 2)', () =
     await olderDatabase('schema2.db', "DROP TABLE word_postings; DELETE FROM search_blobs; UPDATE meta SET value = '2' WHERE key = 'schema_version'",
       { query: 'cheese', limit: '20', region: 'us' },
       (w) => assert.ok((w.prepare('SELECT count(*) FROM word_postings').pluck().get() as number) > 3000));
+  });
+});
+
+describe('a database written with a row per food of a word\'s first foods (schema 4)', () => {
+  test('ranks its common words from the postings, and gains the lists when next opened for writing', async () => {
+    const words = ['cheese', 'raw', 'cooked'];
+    await olderDatabase('schema4.db', `DROP TABLE ranked_top;
+      CREATE TABLE ranked_top (list INTEGER NOT NULL, term TEXT NOT NULL, pos INTEGER NOT NULL, rid INTEGER NOT NULL,
+        PRIMARY KEY (list, term, pos)) WITHOUT ROWID;
+      INSERT INTO ranked_top VALUES (0, 'cheese', 0, 1);
+      UPDATE meta SET value = '4' WHERE key = 'schema_version'`,
+    { query: 'cheese', limit: '20' },
+    (w) => {
+      const lists = w.prepare(`SELECT t.term, length(t.rids) AS bytes, min(r.matches, 1000) * 4 AS expected
+        FROM ranked_top t JOIN ranked_terms r ON r.term = t.term WHERE t.list = 0 AND t.term IN (?, ?, ?) ORDER BY t.term`).all(...words) as
+        { term: string; bytes: number; expected: number }[];
+      assert.deepEqual(lists.map((l) => l.term), [...words].sort());
+      for (const l of lists) assert.equal(l.bytes, l.expected, l.term);
+    });
   });
 });
 

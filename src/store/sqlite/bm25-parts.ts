@@ -121,9 +121,13 @@ export class Bm25Parts {
     return idf;
   }
 
-  /** The part for a food of this rowid whose weighted count of the word is `frequency`. */
-  part(idf: number, frequency: number, rowid: number): number {
-    const length = this.lengths[rowid]!;
+  /** The food's length in tokens, all columns. */
+  length(rowid: number): number {
+    return this.lengths[rowid]!;
+  }
+
+  /** The part for a food of `length` tokens (length()) whose weighted count of the word is `frequency`. */
+  part(idf: number, frequency: number, length: number): number {
     let score = 0.0;
     score += idf * ((frequency * (K1 + 1.0)) / (frequency + K1 * (1 - B + (B * length) / this.avgdl)));
     return -1.0 * score;

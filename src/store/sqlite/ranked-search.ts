@@ -55,8 +55,8 @@ export const RANKED_PAGE = `SELECT f.rid FROM json_each(?) j JOIN foods f ON f.r
   ORDER BY j.value ->> 1, f.name_key, f.id LIMIT ? OFFSET ?`;
 export const MATCH_COUNT = 'SELECT count(*) FROM foods_fts WHERE foods_fts MATCH ?';
 export const TOP_TERM = 'SELECT matches FROM ranked_terms WHERE term = ?';
-/** Parameters: list, term, first position, end position. */
-export const TOP_PAGE = 'SELECT rid FROM ranked_top WHERE list = ? AND term = ? AND pos >= ? AND pos < ? ORDER BY pos';
+/** Parameters: list, term. The word's first foods in order, as 32-bit rids. */
+export const TOP_PAGE = 'SELECT rids FROM ranked_top WHERE list = ? AND term = ?';
 
 export type Candidate = [rid: number, score: number, tier: number];
 

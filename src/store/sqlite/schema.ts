@@ -8,8 +8,9 @@ import { TOP_DDL, rebuildSearchData } from './search-data.js';
  * 2: precomputed first pages and postings of common words.
  * 3: postings of every word with the name-only lists, coded parts, food facts (search-data.ts).
  * 4: name lengths by place, for prefix search in memory (name-order.ts).
+ * 5: a common word's first foods as one list of rids (ranked_top.rids), not a row each.
  */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 /**
  * Text columns ending in `_key` hold folded text (lower case, no diacritics): name order

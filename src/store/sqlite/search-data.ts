@@ -2,7 +2,7 @@ import type { Database } from 'better-sqlite3';
 import { envInteger } from '../../config.js';
 import { REGIONS } from '../../domain/regions.js';
 import {
-  ANYWHERE, COMPLETE_KEY, IN_NAME, NO_PLACE, bytes, encodePostings, narrowIds, type PostingList, type WordPostings,
+  ANYWHERE, COMPLETE_KEY, IN_NAME, NO_PLACE, bytes, narrowIds, type PostingList, type WordPostings,
 } from './postings.js';
 import { TopFoods } from './word-search.js';
 import { forEachListed } from './listed-integers.js';
@@ -16,8 +16,9 @@ import { ANYWHERE_WEIGHTS, Bm25Parts, FOODS_FTS_COLUMNS, IN_NAME_WEIGHTS } from 
  *   the word's bm25 part and name bit, and the foods having it in the name, with the part of
  *   a name-only search. Searches without `*` never touch FTS5 again.
  * - For every word in at least `topMinMatches()` foods, the first `TOP_DEPTH` foods of each
- *   list in full order, and the match count (`ranked_top`, `ranked_terms`): a one-word search
- *   on a common word is then one index range read instead of a pass over ~10^5 postings.
+ *   list in full order, as one list of rids, and the match count (`ranked_top`, `ranked_terms`):
+ *   a one-word search on a common word is then two rows read instead of a pass over ~10^5
+ *   postings. (A row per food, as before schema 5, was ~1,000,000 inserts and ~1.5 s an import.)
  * - Facts of every food the in-memory searches need (postings.ts, FoodFacts): place in name
  *   order, name length by place (name-order.ts), region, brand, category, tags.
  */
@@ -38,9 +39,8 @@ CREATE TABLE IF NOT EXISTS ranked_terms (
 CREATE TABLE IF NOT EXISTS ranked_top (
   list INTEGER NOT NULL,
   term TEXT NOT NULL,
-  pos INTEGER NOT NULL,
-  rid INTEGER NOT NULL,
-  PRIMARY KEY (list, term, pos)
+  rids BLOB NOT NULL,
+  PRIMARY KEY (list, term)
 ) WITHOUT ROWID;
 `;
 
@@ -136,19 +136,50 @@ class WordCounts {
     this.inName = grown(this.inName, (n) => new Uint32Array(n));
   }
 
-  *postings(list: PostingList, bm25: Bm25Parts): Generator<[number, number, number]> {
-    if (list === ANYWHERE) {
-      const idf = bm25.idf(this.length);
-      for (let i = 0; i < this.length; i++) yield [this.rids[i]!, bm25.part(idf, this.anywhere[i]!, this.rids[i]!), this.inName[i]! > 0 ? 1 : 0];
-      return;
-    }
-    const idf = bm25.idf(this.nameHits);
+  /**
+   * One list's postings, encoded as `encodePostings` encodes them (the same parts in the same
+   * order), without a row per posting: a part depends on the food only through the word's
+   * weighted count and the food's length, so it is computed once per pair of them.
+   */
+  encode(list: PostingList, bm25: Bm25Parts): WordPostings {
+    const anywhere = list === ANYWHERE;
+    const n = anywhere ? this.length : this.nameHits;
+    const idf = bm25.idf(n);
+    const rids = new Uint32Array(n);
+    const codes = new Uint32Array(n);
+    const partIndex = new Map<number, number>();
+    const codeOf = new Map<number, number>();
+    const parts: number[] = [];
+    let out = 0;
     for (let i = 0; i < this.length; i++) {
-      const count = this.inName[i]!;
-      if (count > 0) yield [this.rids[i]!, bm25.part(idf, count * IN_NAME_WEIGHTS[NAME_COLUMN]!, this.rids[i]!), 1];
+      const inName = this.inName[i]!;
+      if (!anywhere && inName === 0) continue;
+      const rid = this.rids[i]!;
+      const frequency = anywhere ? this.anywhere[i]! : inName * IN_NAME_WEIGHTS[NAME_COLUMN]!;
+      const length = bm25.length(rid);
+      const pair = frequency < PAIR_FREQUENCIES && (frequency | 0) === frequency && length < PAIR_LENGTHS ? frequency * PAIR_LENGTHS + length : -1;
+      let code = pair < 0 ? undefined : codeOf.get(pair);
+      if (code === undefined) {
+        const part = bm25.part(idf, frequency, length);
+        code = partIndex.get(part);
+        if (code === undefined) {
+          code = parts.length;
+          partIndex.set(part, code);
+          parts.push(part);
+        }
+        if (pair >= 0) codeOf.set(pair, code);
+      }
+      rids[out] = rid;
+      codes[out++] = code * 2 + (inName > 0 ? 1 : 0);
     }
+    const narrow = parts.length * 2 <= 0xffff ? Uint16Array.from(codes) : codes;
+    return { rids, codes: narrow, parts: Float64Array.from(parts) };
   }
 }
+
+/** Pairs of (weighted count, length) below these, the count whole, are keyed as one small integer. */
+const PAIR_FREQUENCIES = 1 << 10;
+const PAIR_LENGTHS = 1 << 20;
 
 const NAME_COLUMN = FOODS_FTS_COLUMNS.indexOf('name');
 /** More than the number of columns: an instance travels as rowid × COLUMN_SPAN + column. */
@@ -156,14 +187,15 @@ const COLUMN_SPAN = 8;
 
 /** Rewrites every piece of search data inside the caller's transaction; returns the number of words. */
 export function rebuildSearchData(db: Database, minMatches = topMinMatches()): { words: number } {
-  db.exec(`DELETE FROM ranked_top; DELETE FROM ranked_terms; DELETE FROM word_postings; DELETE FROM search_blobs;
+  // ranked_top is made again: before schema 5 it held a row per food.
+  db.exec(`DROP TABLE IF EXISTS ranked_top; DELETE FROM ranked_terms; DELETE FROM word_postings; DELETE FROM search_blobs;
     DROP TABLE IF EXISTS term_postings`);
+  db.exec(TOP_DDL);
   const putBlob = db.prepare('INSERT INTO search_blobs (key, value) VALUES (?, ?)');
   const place = writeFoodFacts(db, (key, value) => putBlob.run(key, bytes(value)));
   db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.foods_fts_vocab USING fts5vocab(main, 'foods_fts', 'row')");
-  // The vocabulary's counts include foods deleted since the index was last merged: they only
-  // size the first arrays; the stored counts are the postings'.
-  const words = db.prepare('SELECT term, doc FROM temp.foods_fts_vocab').raw().all() as [string, number][];
+  // Its counts would include foods deleted since the index was last merged: only the terms are read.
+  const words = db.prepare('SELECT term FROM temp.foods_fts_vocab').pluck().all() as string[];
   // The instances of each word as one list (listed-integers.ts), each as rowid × COLUMN_SPAN +
   // column index. fts5vocab yields them in rowid order and the aggregate keeps that order
   // (WordCounts.add checks it).
@@ -173,7 +205,7 @@ export function rebuildSearchData(db: Database, minMatches = topMinMatches()): {
   const bm25 = Bm25Parts.read(db, 'foods_fts', place.length - 1);
   const insertPostings = db.prepare('INSERT INTO word_postings (word, list, rids, codes, parts) VALUES (?, ?, ?, ?, ?)');
   const insertTerm = db.prepare('INSERT INTO ranked_terms (term, matches) VALUES (?, ?)');
-  const insertTop = db.prepare('INSERT INTO ranked_top (list, term, pos, rid) VALUES (?, ?, ?, ?)');
+  const insertTop = db.prepare('INSERT INTO ranked_top (list, term, rids) VALUES (?, ?, ?)');
   const store = (word: string, list: PostingList, postings: WordPostings): void => {
     if (postings.rids.length === 0) return;
     insertPostings.run(word, list, bytes(postings.rids), bytes(postings.codes), bytes(postings.parts));
@@ -184,17 +216,17 @@ export function rebuildSearchData(db: Database, minMatches = topMinMatches()): {
       const code = postings.codes[i]!;
       top.add(postings.rids[i]!, code & 1, postings.parts[code >>> 1]!);
     }
-    top.sorted().forEach((rid, pos) => insertTop.run(list, word, pos, rid));
+    insertTop.run(list, word, bytes(Uint32Array.from(top.sorted())));
   };
   const counts = new WordCounts();
   const addInstance = (code: number): void => counts.add(Math.floor(code / COLUMN_SPAN), code % COLUMN_SPAN);
   let stored = 0;
-  for (const [word, doc] of words) {
+  for (const word of words) {
     counts.reset();
     forEachListed(instances.get(word) as string | null, addInstance);
     if (counts.length === 0) continue;
-    const anywhere = encodePostings(counts.postings(ANYWHERE, bm25), doc);
-    const inName = encodePostings(counts.postings(IN_NAME, bm25), counts.nameHits);
+    const anywhere = counts.encode(ANYWHERE, bm25);
+    const inName = counts.encode(IN_NAME, bm25);
     store(word, ANYWHERE, anywhere);
     store(word, IN_NAME, inName);
     stored++;

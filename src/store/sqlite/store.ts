@@ -20,6 +20,7 @@ import { ftsExpression } from './matching.js';
 import type { RecordRids } from './food-filters.js';
 import { SqliteWordIndex } from './word-index.js';
 import { nameOrderPage } from './name-order.js';
+import { readUint32 } from './postings.js';
 import {
   MATCH_COUNT, NAME_CANDIDATES, NAME_GROUP, RANKED_CANDIDATES, RANKED_CANDIDATES_ONE_WORD, RANKED_GROUP, RANKED_GROUP_ONE_WORD,
   RANKED_PAGE, TOP_PAGE, TOP_TERM, groupedSearchPage, nameSearchPage, rankedSearchPage, type Candidate, type RankedStatements, type TopLists,
@@ -174,11 +175,15 @@ export class SqliteCatalogStore implements CatalogStore {
     this.foodById = this.db.prepare(`SELECT ${FOOD_COLUMNS} FROM foods f WHERE f.id = ?`);
     this.foodByRevision = this.db.prepare(`SELECT ${FOOD_COLUMNS} FROM foods f WHERE f.revision_id = ?`);
     this.foodsByRid = this.db.prepare(`SELECT f.rid, ${FOOD_COLUMNS} FROM foods f WHERE f.rid IN (SELECT value FROM json_each(?))`);
-    const hasTopLists = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ranked_top'").get() !== undefined;
+    // A database of schema 4 or older, read-only, keeps its lists a row per food: its words are ranked from the postings.
+    const hasTopLists = this.db.prepare("SELECT 1 FROM pragma_table_info('ranked_top') WHERE name = 'rids'").get() !== undefined;
     this.topLists = hasTopLists
       ? {
         term: (word) => this.prepared(TOP_TERM).get(word) as { matches: number } | undefined,
-        page: (list, word, from, to) => this.prepared(TOP_PAGE, 'value').all(list, word, from, to) as number[],
+        page: (list, word, from, to) => {
+          const rids = this.prepared(TOP_PAGE, 'value').get(list, word) as Buffer | undefined;
+          return rids === undefined ? [] : Array.from(readUint32(rids).subarray(from, to));
+        },
       }
       : undefined;
     this.ranked = this.rankedStatements();
