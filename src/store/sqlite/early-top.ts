@@ -84,9 +84,10 @@ export function matchingFoods(lists: readonly WordPostings[], ridLimit: number, 
   total: number; rids: Uint32Array | undefined; named?: Uint32Array | undefined;
 } {
   if (lists.length === 0) return { total: 0, rids: new Uint32Array(0) };
-  if (scratch.length < cap) scratch = new Uint32Array(cap);
+  // One slot more than the cap: drivenThroughBitmaps writes every food it tests.
+  if (scratch.length <= cap) scratch = new Uint32Array(cap + 1);
   const out = scratch;
-  if (namedScratch.length < namedCap) namedScratch = new Uint32Array(namedCap);
+  if (namedScratch.length <= namedCap) namedScratch = new Uint32Array(namedCap + 1);
   const bitmaps = lists.map((p) => bitmapOf(p, ridLimit));
   let total = 0;
   if (bitmaps.every((b) => b !== undefined)) {
@@ -117,9 +118,14 @@ export function matchingFoods(lists: readonly WordPostings[], ridLimit: number, 
     }
     return { total, rids: total <= cap ? out.subarray(0, total) : undefined, named: named <= namedCap ? namedOut.subarray(0, named) : undefined };
   }
+  const names = lists.map((p) => nameBitsOf(p, ridLimit));
+  const driver = lists.reduce((best, list, i) => (list.rids.length < lists[best]!.rids.length ? i : best), 0);
+  if (lists.length > 1 && bitmaps.every((b, i) => b !== undefined || i === driver)) {
+    return drivenThroughBitmaps(lists[driver]!, bitmaps.filter((_, i) => i !== driver).map((b) => b!.bits),
+      names.filter((_, i) => i !== driver).map((n) => n!), cap, namedCap);
+  }
   // A food is in the name tier when its code has the name bit in every list: the driver's
   // and galloped lists' codes are at hand, lists with a bitmap have name bits.
-  const names = lists.map((p) => nameBitsOf(p, ridLimit));
   const namedOut = namedScratch;
   let named = 0;
   forEachCommonFood(lists, undefined, ridLimit, false, (rid, at) => {
@@ -133,6 +139,46 @@ export function matchingFoods(lists: readonly WordPostings[], ridLimit: number, 
     if (named < namedCap) namedOut[named] = rid;
     named++;
   });
+  return { total, rids: total <= cap ? out.subarray(0, total) : undefined, named: named <= namedCap ? namedOut.subarray(0, named) : undefined };
+}
+
+/**
+ * `matchingFoods` when only the driver (the shortest list) is too sparse for a bitmap, the
+ * commonest case of a common word beside a rarer one ('and chicken'): each of its foods is
+ * one bit test per other list, and its name bit its own code's and the others' name bits.
+ * Without branches: whether a food matches is random, and a mispredicted branch per food cost
+ * more than the loop's work. Each food is written at the next free slot (a spare slot past the
+ * cap takes the overflow) and the slot is kept only when it matched. In process at 1,000,000
+ * foods, 'and chicken' (57,513 foods driving, 36,980 in common): 1.19-1.25 ms through
+ * forEachCommonFood's callback per match, 0.71 ms in this loop with branches, 0.49 ms without.
+ */
+function drivenThroughBitmaps(driver: WordPostings, others: readonly Uint32Array[], otherNames: readonly Uint32Array[], cap: number, namedCap: number): {
+  total: number; rids: Uint32Array | undefined; named: Uint32Array | undefined;
+} {
+  const out = scratch;
+  const namedOut = namedScratch;
+  const { rids, codes } = driver;
+  // Up to two other lists by name, as in the all-bitmap loop; a third on takes the inner loop.
+  const [a, b = a] = others as [Uint32Array, ...Uint32Array[]];
+  const [na, nb = na] = otherNames as [Uint32Array, ...Uint32Array[]];
+  let total = 0;
+  let named = 0;
+  for (let d = 0; d < rids.length; d++) {
+    const rid = rids[d]!;
+    const w = rid >>> 5;
+    const shift = rid & 31;
+    let hit = a[w]! & b[w]!;
+    let nameHit = na[w]! & nb[w]!;
+    for (let k = 2; k < others.length; k++) {
+      hit &= others[k]![w]!;
+      nameHit &= otherNames[k]![w]!;
+    }
+    hit = (hit >>> shift) & 1;
+    out[total < cap ? total : cap] = rid;
+    total += hit;
+    namedOut[named < namedCap ? named : namedCap] = rid;
+    named += hit & codes[d]! & (nameHit >>> shift);
+  }
   return { total, rids: total <= cap ? out.subarray(0, total) : undefined, named: named <= namedCap ? namedOut.subarray(0, named) : undefined };
 }
 
