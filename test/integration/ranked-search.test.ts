@@ -78,11 +78,11 @@ after(async () => {
 });
 
 /** The general plan's answer, straight from its SQL. */
-function general(q: FoodQuery): { ids: string[]; total: number } {
+function general(q: FoodQuery, on: Database.Database = sql): { ids: string[]; total: number } {
   const built = foodsQuery(q);
-  const rows = sql.prepare(built.page.text).raw().all(...built.page.params) as [number, number?][];
-  const total = rows.length > 0 && built.pageCarriesTotal ? rows[0]![1]! : sql.prepare(built.count.text).pluck().get(...built.count.params) as number;
-  const id = sql.prepare('SELECT id FROM foods WHERE rid = ?').pluck();
+  const rows = on.prepare(built.page.text).raw().all(...built.page.params) as [number, number?][];
+  const total = rows.length > 0 && built.pageCarriesTotal ? rows[0]![1]! : on.prepare(built.count.text).pluck().get(...built.count.params) as number;
+  const id = on.prepare('SELECT id FROM foods WHERE rid = ?').pluck();
   return { ids: rows.map(([rid]) => id.get(rid) as string), total };
 }
 
@@ -409,6 +409,40 @@ describe('a database written with a row per food of a word\'s first foods (schem
       assert.deepEqual(lists.map((l) => l.term), [...words].sort());
       for (const l of lists) assert.equal(l.bytes, l.expected, l.term);
     });
+  });
+});
+
+describe('a read connection open across an import', () => {
+  test('answers a common word from the lists the import wrote, which it made again', async () => {
+    const live = join(dir, 'live.db');
+    copyFileSync(db, live);
+    const reader = new SqliteCatalogStore(live, { readonly: true });
+    const direct = new Database(live, { readonly: true });
+    try {
+      const { query } = foodListRequest({ query: 'zyzzyva', limit: '20' });
+      const ids = async (): Promise<{ ids: string[]; total: number }> => {
+        const page = await reader.foods(query);
+        return { ids: page.items.map((hit) => hit.food.foodId), total: page.total };
+      };
+      // 'zyzzyva' has a stored list here (in 100 foods, the bound is 40): the reader reads it.
+      assert.deepEqual(await ids(), general(query, direct));
+      const more = {
+        brands: [], tags: [], categories: [],
+        foods: Array.from({ length: 50 }, (_, i) => ({
+          foodId: u(3000 + i), region: 'us', brand: GENERIC_US, category: u(900), tags: [], name: 'Zyzzyva zyzzyva',
+          classification: '', servings: [{ name: '100 g', scale: 1, type: 'mass' }], upcs: {}, nutrients: {},
+        })),
+      };
+      writeFileSync(join(dir, 'more.json'), JSON.stringify(more));
+      await importInto(live, 'catalog', [join(dir, 'more.json')]);
+      const after = general(query, direct);
+      assert.equal(after.total, 150);
+      assert.ok(after.ids.every((id) => id >= u(3000)), 'the new foods, the word twice in their names, rank first');
+      assert.deepEqual(await ids(), after);
+    } finally {
+      direct.close();
+      await reader.close();
+    }
   });
 });
 
