@@ -1,6 +1,6 @@
 import type { WordPostings } from './postings.js';
 import { bitmapOf, nameBitsOf, popcount32, rankOf } from './rid-bitmaps.js';
-import { TopFoods, forEachCommonFood, lowerBound, matchScore, matchTier, seek } from './word-search.js';
+import { TopFoods, forEachCommonFood, lowerBound, matchScore, matchTier, seek, shortestList } from './word-search.js';
 
 /**
  * Unfiltered multi-word searches whose words are common, without visiting every match.
@@ -116,10 +116,10 @@ export function matchingFoods(lists: readonly WordPostings[], ridLimit: number, 
       if (named + namedCount <= namedCap) collect(x, w, namedOut, named);
       named += namedCount;
     }
-    return { total, rids: total <= cap ? out.subarray(0, total) : undefined, named: named <= namedCap ? namedOut.subarray(0, named) : undefined };
+    return found(total, cap, named, namedCap);
   }
   const names = lists.map((p) => nameBitsOf(p, ridLimit));
-  const driver = lists.reduce((best, list, i) => (list.rids.length < lists[best]!.rids.length ? i : best), 0);
+  const driver = shortestList(lists);
   if (lists.length > 1 && bitmaps.every((b, i) => b !== undefined || i === driver)) {
     return drivenThroughBitmaps(lists[driver]!, bitmaps.filter((_, i) => i !== driver).map((b) => b!.bits),
       names.filter((_, i) => i !== driver).map((n) => n!), cap, namedCap);
@@ -139,7 +139,7 @@ export function matchingFoods(lists: readonly WordPostings[], ridLimit: number, 
     if (named < namedCap) namedOut[named] = rid;
     named++;
   });
-  return { total, rids: total <= cap ? out.subarray(0, total) : undefined, named: named <= namedCap ? namedOut.subarray(0, named) : undefined };
+  return found(total, cap, named, namedCap);
 }
 
 /**
@@ -179,7 +179,12 @@ function drivenThroughBitmaps(driver: WordPostings, others: readonly Uint32Array
     namedOut[named < namedCap ? named : namedCap] = rid;
     named += hit & codes[d]! & (nameHit >>> shift);
   }
-  return { total, rids: total <= cap ? out.subarray(0, total) : undefined, named: named <= namedCap ? namedOut.subarray(0, named) : undefined };
+  return found(total, cap, named, namedCap);
+}
+
+/** What `matchingFoods` returns: the collected foods and name tier (in the scratch buffers) while within their caps. */
+function found(total: number, cap: number, named: number, namedCap: number): { total: number; rids: Uint32Array | undefined; named: Uint32Array | undefined } {
+  return { total, rids: total <= cap ? scratch.subarray(0, total) : undefined, named: named <= namedCap ? namedScratch.subarray(0, named) : undefined };
 }
 
 /** Writes the rids of the bits set in `x` (bitmap word `w`) to `out`, from index `k` on. */

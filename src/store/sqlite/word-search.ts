@@ -153,6 +153,11 @@ export function matchTier(lists: readonly WordPostings[], at: readonly number[])
   return tier;
 }
 
+/** The index of the list with the fewest foods: it drives an intersection. */
+export function shortestList(lists: readonly WordPostings[]): number {
+  return lists.reduce((best, list, i) => (list.rids.length < lists[best]!.rids.length ? i : best), 0);
+}
+
 /**
  * Visits every food in all `lists` that passes `accept`, in rid order; returns how many there
  * were. The shortest list drives; a food of it is tested first in the other lists that have a
@@ -170,7 +175,7 @@ export function forEachCommonFood(
   visit: (rid: number, at: readonly number[]) => void,
 ): number {
   if (lists.length === 0) return 0;
-  const driver = lists.reduce((best, list, i) => (list.rids.length < lists[best]!.rids.length ? i : best), 0);
+  const driver = shortestList(lists);
   const dense: number[] = [];
   const sparse: number[] = [];
   const bitmaps = lists.map((list, i) => (i === driver ? undefined : bitmapOf(list, ridLimit)));
