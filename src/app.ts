@@ -3,18 +3,12 @@ import { randomUUID } from 'node:crypto';
 import { envInteger, type Config } from './config.js';
 import type { CatalogStore } from './store/catalog-store.js';
 import type { Authenticator } from './tokens/authenticator.js';
-import { ApiError, errors } from './errors.js';
-import { authHook } from './http/auth.js';
 import { installErrorHandling } from './http/errors.js';
-import { foodRoutes } from './http/routes/foods.js';
-import { namedRecordRoutes } from './http/routes/named-records.js';
-import { soapPlugin } from './soap/plugin.js';
-import { ResponseCache } from './http/response-cache.js';
+import { clientError, frameworkError, installFraming, literalBadEscapes, MAX_HEAD_BYTES, MAX_URI_BYTES } from './http/framing.js';
+import { refuseOtherMethods, supportEveryMethod } from './http/get-route.js';
+import { v1Routes } from './http/v1.js';
+import { SOAP_PATH, soapPlugin } from './soap/plugin.js';
 import { installTurnstile } from './http/turnstile.js';
-
-/** Longest request URI accepted (contract C3: 1,000 uuids in one list must fit). */
-export const MAX_URI_BYTES = 64 * 1024;
-const MAX_HEAD_BYTES = 1024 * 1024;
 
 export interface AppDeps {
   readonly store: CatalogStore;
@@ -36,37 +30,25 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => randomUUID(),
     trustProxy: config.trustProxy,
-    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 1000 },
-    // Node refuses larger heads with a bare 431; up to this size our own check answers the
-    // contract's 414 for long URIs.
-    http: { maxHeaderSize: MAX_HEAD_BYTES },
-    clientErrorHandler: (error: NodeJS.ErrnoException, socket) => {
-      const api = error.code === 'HPE_HEADER_OVERFLOW'
-        ? new ApiError(431, 'Request Header Fields Too Large', `The request head is longer than ${MAX_HEAD_BYTES} bytes`)
-        : new ApiError(400, 'Bad Request', 'Malformed HTTP request');
-      const body = JSON.stringify(api.body());
-      if (socket.writable) {
-        socket.end(`HTTP/1.1 ${api.status} ${api.message}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-          `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
-      }
-    },
+    // An id may be as long as the URL (contract C3: no limit of its own below 64 KiB).
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: MAX_URI_BYTES },
+    rewriteUrl: (request) => literalBadEscapes(request.url ?? '/'),
+    frameworkErrors: frameworkError,
+    // Node refuses larger heads (431, clientError); up to this size our own check answers the
+    // contract's 414 for long URIs. A request without Host is answered by installFraming.
+    http: { maxHeaderSize: MAX_HEAD_BYTES, requireHostHeader: false },
+    clientErrorHandler: clientError,
   });
 
   installErrorHandling(app);
+  installFraming(app);
+  supportEveryMethod(app);
 
   // One log line per request (its object is not even built when info lines are off).
   const LOGS_INFO = new Set(['trace', 'debug', 'info']);
   app.addHook('onResponse', (request, reply, done) => {
-    if (LOGS_INFO.has(request.log.level)) request.log.info({ method: request.method, url: request.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 }, 'request');
+    if (LOGS_INFO.has(request.log.level)) request.log.info({ method: request.method, url: request.originalUrl, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 }, 'request');
     done();
-  });
-
-  const checkToken = authHook(deps.auth);
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.url.length > MAX_URI_BYTES) throw errors.uriTooLong(MAX_URI_BYTES);
-    if (request.url === '/v1' || request.url.startsWith('/v1/') || request.url.startsWith('/v1?')) {
-      await checkToken(request, reply);
-    }
   });
 
   // A synchronous store's requests run in turns of this many µs (0: as they come).
@@ -74,18 +56,13 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   if (deps.store.answersSynchronously && turnMicros > 0) installTurnstile(app, turnMicros / 1000);
 
   app.get('/healthz', () => ({ status: 'ok' }));
+  refuseOtherMethods(app, '/healthz', ['GET', 'HEAD']);
 
-  await app.register(
-    (v1, _options, done) => {
-      const cache = new ResponseCache();
-      foodRoutes(v1, deps.store, cache);
-      namedRecordRoutes(v1, deps.store, cache);
-      done();
-    },
-    { prefix: '/v1' },
-  );
+  await app.register(v1Routes, { prefix: '/v1', reader: deps.store, auth: deps.auth });
 
   await app.register(soapPlugin, { reader: deps.store, auth: deps.auth });
+  // Not SOAP requests, so answered by the app's error handler (JSON), as GET without ?wsdl is.
+  refuseOtherMethods(app, SOAP_PATH, ['GET', 'HEAD', 'POST']);
 
   return app;
 }

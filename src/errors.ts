@@ -33,5 +33,10 @@ export const errors = {
   quotaExceeded: (details: string, retryAfterSeconds: number) =>
     new ApiError(429, 'Quota exceeded', details, { 'Retry-After': String(retryAfterSeconds) }),
   uriTooLong: (limit: number) => new ApiError(414, 'URI Too Long', `The request URI is longer than ${limit} bytes`),
+  /** A request the HTTP layer cannot take as it is (no Host, a malformed head, a bad URL). */
+  badRequest: (details: string) => new ApiError(400, 'Bad Request', details),
+  requestTimeout: () => new ApiError(408, 'Request Timeout', 'The request did not arrive in time'),
+  expectationFailed: () => new ApiError(417, 'Expectation Failed', "Only 'Expect: 100-continue' is supported"),
+  headersTooLarge: (limit: number) => new ApiError(431, 'Request Header Fields Too Large', `The request head is longer than ${limit} bytes`),
   internal: (requestId: string) => new ApiError(500, 'Internal Server Error', `Request id: ${requestId}`),
 } as const;

@@ -1,10 +1,17 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError, errors } from '../errors.js';
 
 const STATUS_TEXT: Readonly<Record<number, string>> = {
   400: 'Bad Request', 404: 'Not Found', 405: 'Method Not Allowed', 406: 'Not Acceptable', 411: 'Length Required',
   413: 'Payload Too Large', 414: 'URI Too Long', 415: 'Unsupported Media Type', 431: 'Request Header Fields Too Large',
 };
+
+/** The path of a request as the client sent it, without the query string (404 details). */
+export function receivedPath(request: FastifyRequest): string {
+  const url = request.originalUrl;
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}
 
 /**
  * One place that turns errors into the contract's body. ApiErrors carry their own status;
@@ -27,6 +34,12 @@ export function installErrorHandling(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler((request) => {
-    throw errors.routeNotFound(request.url.split('?')[0] ?? request.url);
+    throw errors.routeNotFound(receivedPath(request));
+  });
+  // Before any body is read (a QUERY without Content-Type, a malformed one, would be a 400 or
+  // 415 first), and after every onRequest hook: on /v1, authentication comes first.
+  app.addHook('preParsing', async (request, _reply, payload) => {
+    if (request.is404) throw errors.routeNotFound(receivedPath(request));
+    return payload;
   });
 }

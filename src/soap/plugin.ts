@@ -5,6 +5,7 @@ import { parseEnvelope } from './envelope.js';
 import { faultEnvelope, faults, SoapFault, VersionMismatch, versionMismatchEnvelope } from './faults.js';
 import { runOperation } from './operations.js';
 import { renderWsdl } from './wsdl.js';
+import { ApiError } from '../errors.js';
 
 export interface SoapOptions {
   readonly reader: CatalogReader;
@@ -32,6 +33,8 @@ export function soapPlugin(app: FastifyInstance, options: SoapOptions, done: (er
   app.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
     let fault: SoapFault;
     if (error instanceof SoapFault) fault = error;
+    // The app's own refusals of the request's form (no Host, an unmet Expect, a URI too long).
+    else if (error instanceof ApiError) fault = new SoapFault('Sender', error.details === undefined ? error.message : `${error.message}: ${error.details}`);
     else if (error.statusCode === 413) fault = new SoapFault('Sender', `Request body larger than ${MAX_SOAP_BODY} bytes`, 413);
     else if (error.statusCode === 415) fault = new SoapFault('Sender', 'Send SOAP 1.2 as application/soap+xml', 415);
     else if (typeof error.statusCode === 'number' && error.statusCode < 500) fault = faults.malformed(error.message.slice(0, 120));
