@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError } from '../config.js';
 import { IMPORT_HELP, SERVE_HELP, START_HELP, TOKENS_HELP } from './help.js';
 import { UsageError } from './usage.js';
+import { ownValue } from '../domain/own.js';
 
 const HELP = `foodlookup — food nutrition lookup service (JSON /v1 and SOAP 1.2)
 
@@ -56,7 +57,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(HELP);
     return name === undefined ? 2 : 0;
   }
-  const command = commands[name];
+  const command = ownValue(commands, name);
   if (!command) {
     process.stderr.write(`foodlookup: unknown command '${name}'\n\n${HELP}`);
     return 2;

@@ -6,6 +6,7 @@ import { MAX_CACHE_TTL_MS } from '../tokens/token-authenticator.js';
 import { issueToken, revokeToken, TokenInputError } from '../tokens/token-service.js';
 import type { TokenInfo, TokenStore } from '../tokens/token-store.js';
 import { UsageError } from './usage.js';
+import { ownValue } from '../domain/own.js';
 
 type Values = Record<string, string | boolean | undefined>;
 
@@ -21,7 +22,7 @@ const COMMON_OPTIONS = new Set(['db', 'database-url', 'help']);
 export async function tokensCommand(values: Values, positionals: string[]): Promise<number> {
   const [action, ...args] = positionals;
   if (action === undefined) throw new UsageError('name an action: create, list or revoke');
-  const allowed = OPTIONS_OF[action];
+  const allowed = ownValue(OPTIONS_OF, action);
   if (!allowed) throw new UsageError(`unknown action '${action}' (create, list, revoke)`);
   for (const [option, value] of Object.entries(values)) {
     if (value !== undefined && !COMMON_OPTIONS.has(option) && !allowed.includes(option)) {

@@ -37,12 +37,13 @@ const MAX_LENGTH = 16 * 1024;
 
 type Schema =
   | { readonly kind: 'leaf' }
-  | { readonly kind: 'object'; readonly fields: Readonly<Record<string, Schema>> }
+  /** Members by name: a Map, so a selector naming `constructor` or `__proto__` finds nothing. */
+  | { readonly kind: 'object'; readonly fields: ReadonlyMap<string, Schema> }
   /** Keyed maps: `nutrients` (keys restricted) and `upcs` (any barcode). */
   | { readonly kind: 'map'; readonly keys?: ReadonlySet<string>; readonly value: Schema };
 
 const leaf: Schema = { kind: 'leaf' };
-const object = (fields: Record<string, Schema>): Schema => ({ kind: 'object', fields });
+const object = (fields: Record<string, Schema>): Schema => ({ kind: 'object', fields: new Map(Object.entries(fields)) });
 
 const BRAND = object({ id: leaf, name: leaf, region: leaf });
 const CATEGORY = object({
@@ -65,11 +66,11 @@ const WRAPPERS: Readonly<Record<ResourceKind, readonly [single: string, plural: 
   food: ['food', 'foods'], brand: ['brand', 'brands'], category: ['category', 'categories'], tag: ['tag', 'tags'],
 };
 
-const ALIASES: Readonly<Record<string, readonly string[]>> = {
-  $summary: ['revisionId', 'brand', 'name', 'classification'],
-  $detailed: ['revisionId', 'foodId', 'brand', 'tags', 'name', 'otherNames', 'description', 'classification', 'note', 'mass',
-    'volume', 'servings', 'upcs', 'nutrients'],
-};
+const ALIASES: ReadonlyMap<string, readonly string[]> = new Map([
+  ['$summary', ['revisionId', 'brand', 'name', 'classification']],
+  ['$detailed', ['revisionId', 'foodId', 'brand', 'tags', 'name', 'otherNames', 'description', 'classification', 'note', 'mass',
+    'volume', 'servings', 'upcs', 'nutrients']],
+]);
 
 // ---- parsing --------------------------------------------------------------------------
 
@@ -155,14 +156,14 @@ function merge(into: Map<string, Mutable>, key: string, value: Mutable): void {
 function resolve(nodes: readonly Node[], schema: Schema, prefix: string, into: Map<string, Mutable>, aliases: boolean): void {
   for (const node of nodes) {
     const path = prefix === '' ? node.name : `${prefix}/${node.name}`;
-    const alias = aliases ? ALIASES[node.name] : undefined;
+    const alias = aliases ? ALIASES.get(node.name) : undefined;
     if (alias) {
       if (node.grouped) throw new UnknownPath(`${path}/${node.children[0]?.name ?? ''}`);
       for (const field of alias) merge(into, field, true);
       continue;
     }
     let child: Schema | undefined;
-    if (schema.kind === 'object') child = schema.fields[node.name];
+    if (schema.kind === 'object') child = schema.fields.get(node.name);
     else if (schema.kind === 'map') child = !schema.keys || schema.keys.has(node.name) ? schema.value : undefined;
     if (!child) throw new UnknownPath(path);
     if (!node.grouped) {

@@ -1,5 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { runCli } from '../helpers/cli.js';
 import { basic, TEST_TOKEN } from '../helpers/server.js';
 import { IDS } from '../helpers/fixture-catalog.js';
 import { fixtureServer } from '../helpers/fixture-server.js';
@@ -171,5 +172,53 @@ describe('methods and framing', () => {
   test('CONNECT, which Node never hands to a route, is refused with a contract body', async () => {
     const { responses } = await exchange(port(), 'CONNECT food.example:443 HTTP/1.1\r\nHost: food.example:443\r\n\r\n', ['CONNECT']);
     assertContractError(responses[0]!, 400, 'CONNECT');
+  });
+});
+
+
+describe('fields naming Object.prototype members', () => {
+  const names = ['constructor', '__proto__', 'toString', 'valueOf', 'hasOwnProperty', 'isPrototypeOf', 'propertyIsEnumerable', 'toLocaleString', '__defineGetter__'];
+
+  test('are unknown paths on every resource, nested or not', async () => {
+    const where = [
+      '/v1/foods?fields=%s', `/v1/foods/${IDS.sharp}?fields=%s`, '/v1/brands?fields=%s', `/v1/brands/${IDS.acme}?fields=%s`,
+      '/v1/categories?fields=%s', `/v1/categories/${IDS.cheese}?fields=%s`, '/v1/tags?fields=%s', `/v1/tags/${IDS.organic}?fields=%s`,
+    ];
+    for (const name of names) {
+      for (const pattern of where) {
+        const target = pattern.replace('%s', encodeURIComponent(name));
+        assert.deepEqual(json(await send({ target, token: true })), { code: 400, message: "Unknown path in 'fields'", details: `Path: '${name}'` }, target);
+      }
+      for (const [target, path] of [
+        [`/v1/foods?fields=brand/${name}`, `brand/${name}`],
+        [`/v1/foods/${IDS.sharp}?fields=category(hierarchy/${name})`, `category/hierarchy/${name}`],
+        [`/v1/foods?fields=nutrients/${name}`, `nutrients/${name}`],
+        [`/v1/foods?fields=foods(servings(${name}))`, `foods/servings/${name}`],
+        [`/v1/brands?fields=brands/${name}`, `brands/${name}`],
+        [`/v1/categories?fields=hierarchy(${name})`, `hierarchy/${name}`],
+        [`/v1/foods?fields=${name}(name)`, name],
+      ] as const) {
+        assert.deepEqual(json(await send({ target: target.replaceAll(name, encodeURIComponent(name)), token: true })),
+          { code: 400, message: "Unknown path in 'fields'", details: `Path: '${path}'` }, target);
+      }
+    }
+  });
+
+  test('a barcode is any key, so a barcode named like one is simply absent', async () => {
+    const response = await send({ target: `/v1/foods/${IDS.sharp}?fields=upcs/constructor`, token: true });
+    assert.deepEqual(json(response), { food: { upcs: {} } });
+  });
+});
+
+describe('command-line words naming Object.prototype members', () => {
+  test('are unknown commands and actions, with the usage, never a crash', async () => {
+    for (const word of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+      const command = await runCli([word]);
+      assert.equal(command.code, 2, command.stderr);
+      assert.ok(command.stderr.startsWith(`foodlookup: unknown command '${word}'`), command.stderr);
+      const action = await runCli(['tokens', word]);
+      assert.equal(action.code, 2, action.stderr);
+      assert.ok(action.stderr.startsWith(`foodlookup tokens: unknown action '${word}'`), action.stderr);
+    }
   });
 });

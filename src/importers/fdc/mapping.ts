@@ -7,6 +7,7 @@ import { NUTRIENT_UNITS } from '../../domain/nutrients.js';
 import type { Region } from '../../domain/regions.js';
 import type { Serving } from '../../domain/records.js';
 import { NUTRIENT_NUMBERS, OMEGA3_NUMBERS, finishNutrients, round, servingName } from '../usda-sr/mapping.js';
+import { ownValue } from '../../domain/own.js';
 
 /** The data types that are foods to look up; the others support Foundation foods (samples, acquisitions). */
 export const FOOD_DATA_TYPES: ReadonlySet<string> = new Set(['foundation_food', 'sr_legacy_food', 'branded_food']);
@@ -43,7 +44,8 @@ const UNIT_FACTORS: Readonly<Record<string, Readonly<Record<string, number>>>> =
 
 /** Factor from a source unit (`G`, `MG`, `UG`, `KCAL`, `kJ`, `IU`) to a key's unit, if they are commensurable. */
 export function unitFactor(sourceUnit: string, key: NutrientKey): number | undefined {
-  return UNIT_FACTORS[NUTRIENT_UNITS[key]]?.[sourceUnit.trim().toLowerCase()];
+  const factors = UNIT_FACTORS[NUTRIENT_UNITS[key]];
+  return factors === undefined ? undefined : ownValue(factors, sourceUnit.trim().toLowerCase());
 }
 
 export interface NutrientValue {
@@ -125,7 +127,7 @@ const MARKET_REGIONS: Readonly<Record<string, Region>> = { 'united states': 'us'
 /** The region of a branded food's `market_country`; empty means the United States (older releases have no column). */
 export function marketRegion(country: string): Region | undefined {
   const c = country.trim().toLowerCase();
-  return c === '' ? 'us' : MARKET_REGIONS[c];
+  return c === '' ? 'us' : ownValue(MARKET_REGIONS, c);
 }
 
 /** FDC text is hand-entered: stray spaces inside and around names are collapsed. */

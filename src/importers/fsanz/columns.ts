@@ -3,6 +3,7 @@
  * sheets differ in width and order, and releases add columns). Pure; docs/importers/fsanz.md.
  */
 import { parseAmount, type Quantity } from './mapping.js';
+import { ownValue } from '../../domain/own.js';
 
 /** A cell as the CSV parser (always text) or the xlsx reader (text, number, boolean, date, null) gives it. */
 export type Cell = unknown;
@@ -29,8 +30,8 @@ export function splitHeader(text: string): { label: string; unit: string } {
  * (e.g. `%T`, a share of total fatty acids, next to the grams column of the same name).
  */
 export function unitFactor(from: string, to: 'kJ' | 'g' | 'mg' | 'µg'): number | undefined {
-  if (to === 'kJ') return ENERGY_UNITS[from];
-  const source = MASS_UNITS[from];
+  if (to === 'kJ') return ownValue(ENERGY_UNITS, from);
+  const source = ownValue(MASS_UNITS, from);
   const target = MASS_UNITS[to === 'µg' ? 'μg' : to];
   return source === undefined || target === undefined ? undefined : source / target;
 }

@@ -5,6 +5,7 @@
 import type { Nutrients } from '../../domain/nutrients.js';
 import { KJ_PER_KCAL } from '../../domain/nutrients.js';
 import type { Region } from '../../domain/regions.js';
+import { ownValue } from '../../domain/own.js';
 
 export interface OffProduct {
   readonly code: string;
@@ -24,7 +25,7 @@ export const COUNTRY_REGIONS: Readonly<Record<string, Region>> = { 'en:australia
 
 /** Regions a product is sold in, among ours; one food per region. */
 export function regionsOf(countries: readonly string[]): Region[] {
-  return [...new Set(countries.map((c) => COUNTRY_REGIONS[c.trim().toLowerCase()]).filter((r) => r !== undefined))];
+  return [...new Set(countries.map((c) => ownValue(COUNTRY_REGIONS, c.trim().toLowerCase())).filter((r) => r !== undefined))];
 }
 
 /** `en:sweet-spreads` → `Sweet spreads`; the language prefix is dropped. */

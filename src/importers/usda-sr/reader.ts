@@ -6,6 +6,7 @@ import { GENERIC_BRAND_IDS, type Region } from '../../domain/regions.js';
 import { deriveId, ID_NAMESPACES } from '../../domain/ids.js';
 import type { SourceReader } from '../formats.js';
 import { findTables, readAllRows, type SrRow } from './ascii-file.js';
+import { ownValue } from '../../domain/own.js';
 import {
   ENERGY_KCAL, FOOD_GROUPS, MIN_KIND_SIZE, NUTRIENT_NUMBERS, OMEGA3_NUMBERS, classification, finishNutrients, foodKind,
   round, servingName, tagsFor,
@@ -146,7 +147,7 @@ async function* readFolder(dir: string, region: Region): AsyncGenerator<CatalogR
         if (number === ENERGY_KCAL) e.kcal = value;
         else if ((OMEGA3_NUMBERS as readonly string[]).includes(number)) e.omega3 = (e.omega3 ?? 0) + value;
         else {
-          const key = NUTRIENT_NUMBERS[number];
+          const key = ownValue(NUTRIENT_NUMBERS, number);
           if (key) e.values[key] = value;
         }
       });
