@@ -21,8 +21,10 @@ export function parseEnvelope(xml: string): SoapRequest {
   const parser = new SaxesParser({ xmlns: true, position: false });
   const stack: Element[] = [];
   let operation: 'foodSearch' | 'getFood' | undefined;
-  const values: Record<string, string> = {};
+  // Keyed by the request's element names: a Map, so `constructor` or `__proto__` are just names.
+  const values = new Map<string, string>();
   let field: string | undefined;
+  let sawHeader = false;
   let sawBody = false;
 
   parser.on('doctype', () => {
@@ -35,14 +37,21 @@ export function parseEnvelope(xml: string): SoapRequest {
       if (element.local === 'Envelope' && element.uri === SOAP11_NS) throw new VersionMismatch();
       if (element.local !== 'Envelope' || element.uri !== SOAP12_NS) throw faults.malformed('the root element is not a SOAP 1.2 Envelope');
     } else if (depth === 1) {
+      // SOAP 1.2 Part 1, 5.1: an optional Header, then exactly one Body, then nothing.
       if (element.uri !== SOAP12_NS || (element.local !== 'Header' && element.local !== 'Body')) {
         throw faults.malformed(`unexpected element ${element.local} in the Envelope`);
       }
-      if (element.local === 'Body') sawBody = true;
+      if (sawBody) throw faults.malformed(`${element.local} after the Body: an Envelope holds one Body, last`);
+      if (element.local === 'Header') {
+        if (sawHeader) throw faults.malformed('the Envelope holds more than one Header');
+        sawHeader = true;
+      } else {
+        sawBody = true;
+      }
     } else if (depth === 2 && stack[1]!.local === 'Header') {
       const must = Object.values(tag.attributes).find((a) => a.uri === SOAP12_NS && a.local === 'mustUnderstand');
       if (must && (must.value === 'true' || must.value === '1')) {
-        throw new SoapFault('MustUnderstand', `Header block ${element.local} is not understood`, 500);
+        throw new SoapFault('MustUnderstand', `Header block ${element.local} is not understood`);
       }
     } else if (depth === 2 && stack[1]!.local === 'Body') {
       if (operation) throw faults.malformed('the Body holds more than one operation');
@@ -53,17 +62,16 @@ export function parseEnvelope(xml: string): SoapRequest {
     } else if (depth === 3 && operation) {
       if (element.uri === FOODSEARCH_NS || element.uri === '') {
         field = element.local;
-        values[field] ??= '';
+        if (!values.has(field)) values.set(field, '');
       }
     }
     stack.push(element);
   });
-  parser.on('text', (text) => {
-    if (field !== undefined && stack.length === 4) values[field] += text;
-  });
-  parser.on('cdata', (text) => {
-    if (field !== undefined && stack.length === 4) values[field] += text;
-  });
+  const append = (text: string): void => {
+    if (field !== undefined && stack.length === 4) values.set(field, (values.get(field) ?? '') + text);
+  };
+  parser.on('text', append);
+  parser.on('cdata', append);
   parser.on('closetag', () => {
     stack.pop();
     if (stack.length < 4) field = undefined;
@@ -80,11 +88,13 @@ export function parseEnvelope(xml: string): SoapRequest {
   }
   if (!sawBody) throw faults.malformed('the Envelope has no Body');
   if (!operation) throw faults.malformed('the Body holds no operation');
-  const devkey = values['devkey'];
+  const devkey = values.get('devkey');
   if (operation === 'foodSearch') {
-    if (values['terms'] === undefined) throw faults.malformed('foodSearch needs terms');
-    return { operation, devkey, terms: values['terms'] };
+    const terms = values.get('terms');
+    if (terms === undefined) throw faults.malformed('foodSearch needs terms');
+    return { operation, devkey, terms };
   }
-  if (values['id'] === undefined) throw faults.malformed('getFood needs id');
-  return { operation, devkey, id: values['id'].trim() };
+  const id = values.get('id');
+  if (id === undefined) throw faults.malformed('getFood needs id');
+  return { operation, devkey, id: id.trim() };
 }

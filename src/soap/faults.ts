@@ -1,17 +1,23 @@
 import { escapeXml, FOODSEARCH_NS, SOAP11_NS, SOAP12_NS, XML_DECLARATION } from './xml.js';
 
-/** A SOAP 1.2 fault (contract C6): Sender → HTTP 400 (or 413), Receiver → 500. */
+/**
+ * A SOAP 1.2 fault (contract C6). Its HTTP status follows from its code (SOAP 1.2 Part 2,
+ * 7.5.1.2; soap-interop.md): Sender → 400 whatever the cause (a body too large or of the wrong
+ * type too), every other code → 500.
+ */
 export class SoapFault extends Error {
+  readonly status: number;
+
   constructor(
     readonly code: 'Sender' | 'Receiver' | 'MustUnderstand',
     reason: string,
-    readonly status: number = code === 'Sender' ? 400 : 500,
     /** An application subcode in urn:FoodSearch1, e.g. FoodNotFound. */
     readonly subcode?: string,
     /** Detail elements (already XML) in urn:FoodSearch1. */
     readonly detail?: string,
   ) {
     super(reason);
+    this.status = code === 'Sender' ? 400 : 500;
   }
 }
 
@@ -23,8 +29,9 @@ export const faults = {
   forbidden: () => new SoapFault('Sender', 'Forbidden'),
   quotaExceeded: () => new SoapFault('Sender', 'Quota exceeded'),
   foodNotFound: (id: string) =>
-    new SoapFault('Sender', 'Food not found', 400, 'FoodNotFound', `<fs:foodNotFound><fs:id>${escapeXml(id)}</fs:id></fs:foodNotFound>`),
+    new SoapFault('Sender', 'Food not found', 'FoodNotFound', `<fs:foodNotFound><fs:id>${escapeXml(id)}</fs:id></fs:foodNotFound>`),
   malformed: (why: string) => new SoapFault('Sender', `Malformed request: ${why}`),
+  wrongMediaType: () => new SoapFault('Sender', 'Send SOAP 1.2 as application/soap+xml'),
   internal: () => new SoapFault('Receiver', 'Internal error'),
 } as const;
 

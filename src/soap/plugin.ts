@@ -27,6 +27,9 @@ function address(request: FastifyRequest): string {
  * POST envelopes, GET ?wsdl. Every error leaves as a SOAP fault, never as JSON.
  */
 export function soapPlugin(app: FastifyInstance, options: SoapOptions, done: (error?: Error) => void): void {
+  // Only XML media types are read here: the app's own parsers (JSON, text/plain) would hand a
+  // text/plain envelope over as if it were one.
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser(['application/soap+xml', 'text/xml', 'application/xml'], { parseAs: 'string', bodyLimit: MAX_SOAP_BODY },
     (_request, body, parsed) => parsed(null, body));
 
@@ -35,8 +38,8 @@ export function soapPlugin(app: FastifyInstance, options: SoapOptions, done: (er
     if (error instanceof SoapFault) fault = error;
     // The app's own refusals of the request's form (no Host, an unmet Expect, a URI too long).
     else if (error instanceof ApiError) fault = new SoapFault('Sender', error.details === undefined ? error.message : `${error.message}: ${error.details}`);
-    else if (error.statusCode === 413) fault = new SoapFault('Sender', `Request body larger than ${MAX_SOAP_BODY} bytes`, 413);
-    else if (error.statusCode === 415) fault = new SoapFault('Sender', 'Send SOAP 1.2 as application/soap+xml', 415);
+    else if (error.statusCode === 413) fault = new SoapFault('Sender', `Request body larger than ${MAX_SOAP_BODY} bytes`);
+    else if (error.statusCode === 415) fault = faults.wrongMediaType();
     else if (typeof error.statusCode === 'number' && error.statusCode < 500) fault = faults.malformed(error.message.slice(0, 120));
     else {
       request.log.error({ err: error }, 'SOAP request failed');
@@ -56,8 +59,8 @@ export function soapPlugin(app: FastifyInstance, options: SoapOptions, done: (er
   });
 
   app.post(SOAP_PATH, async (request, reply) => {
-    // Other media types (JSON, forms) reach here parsed by the app's own parsers.
-    if (typeof request.body !== 'string') throw new SoapFault('Sender', 'Send SOAP 1.2 as application/soap+xml', 415);
+    // A body without Content-Type reaches here unread.
+    if (typeof request.body !== 'string') throw faults.wrongMediaType();
     const body = request.body;
     let parsed;
     try {

@@ -181,16 +181,55 @@ describe('SOAP: hostile XML', () => {
     assert.equal(faultOf(res.text).code, 'env:Sender');
   });
 
-  test('a body over 64 KB is refused with 413 and a Sender fault', async () => {
+  // SOAP 1.2 Part 2, 7.5.1.2 (soap-interop.md): a Sender fault goes with 400, whatever its cause.
+  test('a body over 64 KB is a Sender fault with 400', async () => {
     const res = await post(fixture.server, search('x'.repeat(70 * 1024)));
-    assert.equal(res.status, 413);
+    assert.equal(res.status, 400);
     assert.equal(faultOf(res.text).code, 'env:Sender');
   });
 
-  test('a JSON body is refused as a Sender fault (415)', async () => {
-    const res = await post(fixture.server, '{}', 'application/json');
-    assert.equal(res.status, 415);
-    assert.equal(faultOf(res.text).code, 'env:Sender');
+  test('a body of another media type is a Sender fault with 400, even a valid envelope sent as text/plain', async () => {
+    for (const [body, type] of [['{}', 'application/json'], [search('cheddar'), 'text/plain'], [search('cheddar'), 'application/x-www-form-urlencoded']]) {
+      const res = await post(fixture.server, body!, type);
+      assert.equal(res.status, 400, type);
+      assert.equal(faultOf(res.text).code, 'env:Sender');
+      assert.match(faultOf(res.text).reason ?? '', /application\/soap\+xml/);
+    }
+  });
+
+  test('an Envelope with two Bodies, two Headers or a Header after the Body is a Sender fault', async () => {
+    const op = `<f:foodSearch xmlns:f="urn:FoodSearch1"><f:devkey>${TEST_TOKEN}</f:devkey><f:terms>cheddar</f:terms></f:foodSearch>`;
+    for (const inside of [
+      `<env:Body>${op}</env:Body><env:Body>${op}</env:Body>`,
+      `<env:Body/><env:Body>${op}</env:Body>`,
+      `<env:Header/><env:Header/><env:Body>${op}</env:Body>`,
+      `<env:Body>${op}</env:Body><env:Header/>`,
+    ]) {
+      const res = await post(fixture.server, `<env:Envelope xmlns:env="${SOAP12}">${inside}</env:Envelope>`);
+      assert.equal(res.status, 400, inside);
+      assert.equal(faultOf(res.text).code, 'env:Sender', inside);
+      assert.doesNotMatch(res.text, /foodSearchResponse/);
+    }
+  });
+
+  test('element names of Object.prototype are only names', async () => {
+    for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+      const extra = `<f:${name}>x</f:${name}>`;
+      const res = await post(fixture.server, `<env:Envelope xmlns:env="${SOAP12}"><env:Body><f:foodSearch xmlns:f="urn:FoodSearch1">${extra}<f:devkey>${TEST_TOKEN}</f:devkey><f:terms>cheddar</f:terms></f:foodSearch></env:Body></env:Envelope>`);
+      assert.equal(res.status, 200, `${name}: ${res.text}`);
+      const noTerms = await post(fixture.server, `<env:Envelope xmlns:env="${SOAP12}"><env:Body><f:foodSearch xmlns:f="urn:FoodSearch1">${extra}<f:devkey>${TEST_TOKEN}</f:devkey></f:foodSearch></env:Body></env:Envelope>`);
+      assert.equal(noTerms.status, 400, name);
+      assert.match(faultOf(noTerms.text).reason ?? '', /foodSearch needs terms/);
+    }
+  });
+
+  test('other methods on /soap/1.2 are 405 with Allow', async () => {
+    for (const method of ['PUT', 'DELETE', 'PATCH', 'OPTIONS']) {
+      const res = await fetch(`${fixture.server.url}/soap/1.2`, { method });
+      assert.equal(res.status, 405, method);
+      assert.equal(res.headers.get('allow'), 'GET, HEAD, POST');
+      assert.deepEqual(await res.json(), { code: 405, message: 'Method Not Allowed', details: `Method: ${method}` });
+    }
   });
 
   test('any prefix, a default namespace, self-closing elements and single-quoted declarations parse', async () => {
