@@ -175,6 +175,29 @@ describe('methods and framing', () => {
   });
 });
 
+describe('the contract URL limit', () => {
+  const uuids = (n: number): string => Array.from({ length: n }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`).join(',');
+
+  test('1,700 uuids in a list (a 63 KiB URL) are accepted', async () => {
+    const target = `/v1/foods?brands=${uuids(1700)}`;
+    assert.ok(target.length > 61 * 1024 && target.length < 64 * 1024, String(target.length));
+    const response = await send({ target, token: true });
+    assert.equal(response.status, 200, response.body);
+    // The list holds the fixture's four brands (ids …101 to …103, …201): the same foods as naming them alone.
+    const named = await send({ target: `/v1/foods?brands=${IDS.acme},${IDS.zebra},${IDS.eclair},${IDS.bush}`, token: true });
+    assert.equal(response.body, named.body);
+    assert.equal((await send({ target: `/v1/tags?categories=!${uuids(1700)}`, token: true })).status, 200);
+  });
+
+  test('a URL of exactly 64 KiB is accepted, one byte more is 414 with the contract body', async () => {
+    const base = '/v1/foods?query=cheddar&pad=';
+    const exact = base + 'x'.repeat(64 * 1024 - base.length);
+    assert.equal((await send({ target: exact, token: true })).status, 200);
+    const over = await send({ target: `${exact}x` });
+    assertContractError(over, 414, '64 KiB + 1');
+    assert.equal((json(over) as { message: string }).message, 'URI Too Long');
+  });
+});
 
 describe('fields naming Object.prototype members', () => {
   const names = ['constructor', '__proto__', 'toString', 'valueOf', 'hasOwnProperty', 'isPrototypeOf', 'propertyIsEnumerable', 'toLocaleString', '__defineGetter__'];
