@@ -31,6 +31,7 @@ export async function startServer(config: Config, options: { handleSignals?: boo
   const auth = await openAuthenticator(config, store);
   const app = await buildApp(config, { store, auth });
   auth.useLogger(app.log);
+  await auth.connect();
   // The authenticator first: it writes pending last-use times before the store goes.
   app.addHook('onClose', async () => {
     await auth.close();

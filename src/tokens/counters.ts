@@ -27,6 +27,8 @@ export interface QuotaCounters {
   metrics(): CounterMetrics;
   /** Where outages are reported, for counters that can have them (set once the app's logger exists). */
   useLogger?(logger: TokenLogger): void;
+  /** Opens a connection before the first request, for counters that have one (waits a bounded time, never throws). */
+  connect?(): Promise<void>;
   /** Releases connections and timers. */
   close(): Promise<void>;
 }

@@ -19,13 +19,21 @@ const SCRIPT_SHA = createHash('sha1').update(SCRIPT).digest('hex');
 
 type Client = ReturnType<typeof createClient>;
 
+/**
+ * The longest a request waits for Redis (docs/tokens.md): then it is counted in process (fail
+ * open) and Redis is probed in the background. node-redis's own command timeout cannot bound
+ * this: it covers only a command waiting to be written, never one written to a Redis that does
+ * not answer (a stopped process, a stalled network), which waited for as long as that lasted.
+ */
+export const QUOTA_WAIT_MS = 80;
+
 export interface RedisCountersOptions {
   readonly url: string;
   /** Prepended to every key; token ids are random uuids, so one Redis can serve several databases. */
   readonly keyPrefix?: string;
-  /** A request never waits longer than this for Redis before it is counted in process. */
+  /** A request never waits longer than this for Redis before it is counted in process (default QUOTA_WAIT_MS). */
   readonly commandTimeoutMs?: number;
-  /** How long the first request waits for the first connection. */
+  /** How long `connect` (at startup) waits for the first connection; requests never wait for it. */
   readonly connectTimeoutMs?: number;
   /** How often an unreachable Redis is tried again. */
   readonly probeIntervalMs?: number;
@@ -49,12 +57,23 @@ function reason(error: unknown): string {
   return String(error);
 }
 
+/**
+ * `promise`, or a rejection after `ms`. The rejection waits for the poll phase that follows the
+ * timer (setImmediate): when this process itself was busy past the deadline, a reply that
+ * arrived meanwhile is read first and wins, rather than Redis being taken for unreachable.
+ */
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
+  let immediate: NodeJS.Immediate | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
+    timer = setTimeout(() => {
+      immediate = setImmediate(() => reject(new Error(`${what} timed out after ${ms} ms`)));
+    }, ms);
   });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+  return Promise.race([promise, timeout]).finally(() => {
+    clearTimeout(timer);
+    clearImmediate(immediate);
+  });
 }
 
 /**
@@ -91,7 +110,7 @@ export class RedisCounters implements QuotaCounters {
     }
     if (protocol !== 'redis:' && protocol !== 'rediss:') throw new Error('REDIS_URL must be a redis:// or rediss:// URL');
     this.keyPrefix = options.keyPrefix ?? 'foodlookup:quota:';
-    this.commandTimeoutMs = options.commandTimeoutMs ?? 500;
+    this.commandTimeoutMs = Math.min(options.commandTimeoutMs ?? QUOTA_WAIT_MS, QUOTA_WAIT_MS);
     this.connectTimeoutMs = options.connectTimeoutMs ?? 1000;
     this.probeIntervalMs = options.probeIntervalMs ?? 1000;
     this.fallback = options.fallback ?? new MemoryCounters();
@@ -103,10 +122,17 @@ export class RedisCounters implements QuotaCounters {
     this.logger = logger;
   }
 
+  /** Opens the connection before the first request, waiting for it at most connectTimeoutMs (never throws). */
+  async connect(): Promise<void> {
+    if (this.client || this.closed) return;
+    this.createClient();
+    await withTimeout(this.firstConnection!, this.connectTimeoutMs, 'connecting to redis').catch(() => undefined);
+  }
+
   async hit(key: string, windowMs: number): Promise<WindowHit> {
     if (this.available && !this.closed) {
       try {
-        return await this.count(await this.connected(), this.keyPrefix + key, windowMs);
+        return await withTimeout(this.count(this.connected(), this.keyPrefix + key, windowMs), this.commandTimeoutMs, 'redis quota count');
       } catch (error) {
         this.unavailable(error);
       }
@@ -154,12 +180,9 @@ export class RedisCounters implements QuotaCounters {
     return client;
   }
 
-  private async connected(): Promise<Client> {
+  /** The client when it is ready; a request never waits for a connection (connect() did, at startup). */
+  private connected(): Client {
     const client = this.client ?? this.createClient();
-    if (client.isReady) return client;
-    // Only the very first connection is waited for, and briefly; after an outage the client
-    // reconnects in the background while requests are counted in process.
-    if (this.outages === 0 && this.firstConnection) await withTimeout(this.firstConnection, this.connectTimeoutMs, 'connecting to redis');
     if (!client.isReady) throw new Error('not connected');
     return client;
   }

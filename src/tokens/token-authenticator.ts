@@ -127,6 +127,11 @@ export class TokenAuthenticator implements Authenticator {
     this.counters.useLogger?.(logger);
   }
 
+  /** Connects the quota counters (Redis) before serving, so that no request waits for a connection. */
+  async connect(): Promise<void> {
+    await this.counters.connect?.();
+  }
+
   async authenticate(secret: string | undefined, clientIp: string): Promise<AuthResult> {
     if (secret === undefined || secret.length > MAX_SECRET_LENGTH) return UNAUTHORIZED;
     const digest = hashSecret(secret);

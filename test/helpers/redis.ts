@@ -59,6 +59,10 @@ export interface RedisProcess {
   stop(): Promise<void>;
   /** Starts it again on the same port (with no data: persistence is off). */
   start(): Promise<void>;
+  /** Freezes it (SIGSTOP): connections stay open and nothing answers, as with a hung host. */
+  pause(): void;
+  /** Lets a paused server run again (SIGCONT). */
+  resume(): void;
 }
 
 /** Starts redis-server on a free port (nothing saved to disk); undefined when it is not installed. */
@@ -87,7 +91,10 @@ export async function startRedis(): Promise<RedisProcess | undefined> {
     await exited;
   };
   await start();
-  return { url: `redis://127.0.0.1:${port}`, port, stop, start };
+  const signal = (name: NodeJS.Signals): void => {
+    if (child && child.exitCode === null && child.signalCode === null) child.kill(name);
+  };
+  return { url: `redis://127.0.0.1:${port}`, port, stop, start, pause: () => signal('SIGSTOP'), resume: () => signal('SIGCONT') };
 }
 
 /** A Redis for tests that only need one running: $TEST_REDIS_URL, the machine's on 6379, or a private one. */

@@ -80,6 +80,46 @@ function assertNoSecrets(servers: readonly ServeProcess[], secrets: readonly str
   }
 }
 
+describe('a Redis that hangs', () => {
+  test('requests are answered while Redis is frozen (the quota check gives up after 80 ms), and counting returns to Redis when it answers', async (t) => {
+    const own = await startRedis();
+    if (!own) return t.skip(NO_REDIS);
+    const { id, token } = await createToken(['--quota', '100/minute']);
+    const server = await spawnServe(db, { REDIS_URL: own.url }, ['--workers', '1']);
+    try {
+      assert.equal((await call(server, token)).remaining, '99');
+      own.pause();
+      // Answered while Redis is still frozen: before, every request waited until it was resumed.
+      // (The race only turns such a hang into a failure instead of the test's own timeout.)
+      const hang = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('a request waited for the frozen Redis')), 20_000).unref());
+      for (let i = 0; i < 5; i++) {
+        const answer = await Promise.race([call(server, token), hang]);
+        assert.equal(answer.status, 200, 'served while Redis hangs');
+        assert.equal(answer.limit, '100');
+      }
+      // The first request gave up after the bound and marked Redis unreachable; the rest did not wait.
+      const outage = server.stdout().split('\n').filter((l) => l.includes('redis unreachable'));
+      assert.equal(outage.length, 1, server.stdout());
+      assert.match(outage[0]!, /timed out after 80 ms/);
+
+      own.resume();
+      const deadline = performance.now() + 10_000;
+      while (!server.stdout().includes('redis reachable again') && performance.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.ok(server.stdout().includes('redis reachable again'), 'the probe finds Redis again');
+      const before = Number(await withClient(own.url, (c) => c.get(quotaKey(id))));
+      await call(server, token);
+      assert.equal(Number(await withClient(own.url, (c) => c.get(quotaKey(id)))), before + 1, 'counted in Redis again');
+    } finally {
+      own.resume();
+      assert.equal(await server.stop(), 0);
+      await own.stop();
+    }
+    assertNoSecrets([server], [token]);
+  });
+});
+
 describe('quotas in Redis', () => {
   test('two replicas on the same Redis share one quota', async (t) => {
     if (!redis) return t.skip(NO_REDIS);
