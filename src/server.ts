@@ -4,6 +4,7 @@ import { buildApp } from './app.js';
 import { openStore } from './store/open-store.js';
 import type { CatalogStore } from './store/catalog-store.js';
 import { openAuthenticator } from './tokens/open.js';
+import { databaseAccess } from './store/sqlite/file-access.js';
 
 export interface RunningServer {
   readonly app: FastifyInstance;
@@ -19,9 +20,29 @@ export interface RunningServer {
  */
 const SERVING_CACHE_MIB = 16;
 
-/** The store as a serving process opens it (writable: access tokens record their last use). */
+/**
+ * Where the served database cannot be written: a sentence for the operator, said at startup
+ * (the service only reads; what it loses is recording tokens' last use).
+ */
+export function readOnlyNotice(config: Config): string | undefined {
+  if (config.databaseUrl) return undefined;
+  const access = databaseAccess(config.dbPath);
+  if (!access.exists) {
+    throw new Error(`no database at ${config.dbPath}: load one with 'foodlookup import <format> <path…> --db ${config.dbPath}', ` +
+      "or run 'foodlookup start' to build the bundled USDA catalogue");
+  }
+  return access.readOnlyBecause === undefined
+    ? undefined
+    : `serving ${config.dbPath} read-only, as ${access.readOnlyBecause}: access tokens cannot be created there and their last use is not recorded`;
+}
+
+/**
+ * The store as a serving process opens it: writable (access tokens record their last use), or
+ * read-only where the file or its folder is; a missing file is an error naming it.
+ */
 export function openServingStore(config: Config): CatalogStore {
-  return openStore(config, { readonly: false, cacheMiB: SERVING_CACHE_MIB });
+  const readonly = readOnlyNotice(config) !== undefined;
+  return openStore(config, { readonly, cacheMiB: SERVING_CACHE_MIB });
 }
 
 /** Opens the store, builds the app and listens; SIGTERM/SIGINT close it gracefully. */
@@ -32,6 +53,8 @@ export async function startServer(config: Config, options: { handleSignals?: boo
   const app = await buildApp(config, { store, auth });
   auth.useLogger(app.log);
   await auth.connect();
+  const notice = readOnlyNotice(config);
+  if (notice !== undefined) app.log.warn({ db: config.dbPath }, notice);
   // The authenticator first: it writes pending last-use times before the store goes.
   app.addHook('onClose', async () => {
     await auth.close();

@@ -1,6 +1,6 @@
 import cluster from 'node:cluster';
 import { loadConfig, type Config } from '../config.js';
-import { startServer } from '../server.js';
+import { readOnlyNotice, startServer } from '../server.js';
 import { openStore } from '../store/open-store.js';
 import { UsageError } from './usage.js';
 
@@ -72,9 +72,12 @@ export async function serveCommand(values: Record<string, string | boolean | und
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
   const config = loadConfig(values);
   if (cluster.isPrimary) {
+    // Refused here, before any worker: a missing file is never created (only `start` builds one).
+    const readOnly = readOnlyNotice(config);
+    if (readOnly !== undefined) process.stderr.write(`foodlookup serve: ${readOnly}\n`);
     // Opening for writing brings an older database up to date, which can take a while: done
     // once here, workers do not queue behind it for the write lock (and fail and restart).
-    if (config.workers > 1) await openStore(config, { readonly: false }).close();
+    else if (config.workers > 1) await openStore(config, { readonly: false }).close();
     runPrimary(config);
     return -1;
   }

@@ -4,7 +4,8 @@ import { loadConfig } from '../config.js';
 import { formatReader } from '../importers/formats.js';
 import { runImport } from '../importers/run-import.js';
 import { openStore } from '../store/open-store.js';
-import { startServer } from '../server.js';
+import { readOnlyNotice, startServer } from '../server.js';
+import { databaseAccess } from '../store/sqlite/file-access.js';
 import { openTokenStore } from '../tokens/open.js';
 import { issueDevelopmentToken } from '../tokens/token-service.js';
 import { summaryLine } from './import.js';
@@ -20,6 +21,8 @@ export async function startCommand(values: Record<string, string | boolean | und
   const config = loadConfig(values);
   let developmentToken: string | undefined;
   if (!config.databaseUrl && !existsSync(config.dbPath)) {
+    const cannot = databaseAccess(config.dbPath).readOnlyBecause;
+    if (cannot !== undefined) throw new Error(`cannot build ${config.dbPath}: ${cannot}`);
     const reader = formatReader('usda-sr');
     if (!reader) throw new Error('the usda-sr importer is not available');
     process.stderr.write(`building ${config.dbPath} from the bundled USDA SR21 data…\n`);
@@ -43,6 +46,8 @@ export async function startCommand(values: Record<string, string | boolean | und
       await tokens.close();
     }
   }
+  const readOnly = readOnlyNotice(config);
+  if (readOnly !== undefined) process.stderr.write(`foodlookup start: ${readOnly}\n`);
   const server = await startServer(config);
   process.stderr.write(`foodlookup listening on ${server.url}\n`);
   if (developmentToken !== undefined) {

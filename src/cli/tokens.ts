@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
 import { loadConfig } from '../config.js';
 import { openTokenStore } from '../tokens/open.js';
+import { databaseAccess } from '../store/sqlite/file-access.js';
+import { restInRollbackMode } from '../store/sqlite/import-journal.js';
 import { formatQuota } from '../tokens/quota.js';
 import { MAX_CACHE_TTL_MS } from '../tokens/token-authenticator.js';
 import { issueToken, revokeToken, TokenInputError } from '../tokens/token-service.js';
@@ -37,6 +39,11 @@ export async function tokensCommand(values: Values, positionals: string[]): Prom
     process.stderr.write(`foodlookup tokens: no database at ${config.dbPath}\n`);
     return 1;
   }
+  const readOnly = config.databaseUrl || action === 'list' ? undefined : databaseAccess(config.dbPath).readOnlyBecause;
+  if (readOnly !== undefined) {
+    process.stderr.write(`foodlookup tokens: cannot ${action} tokens in ${config.dbPath}: ${readOnly}\n`);
+    return 1;
+  }
   const store = openTokenStore(config, { create: action === 'create' });
   try {
     switch (action) {
@@ -49,6 +56,8 @@ export async function tokensCommand(values: Values, positionals: string[]): Prom
     }
   } finally {
     await store.close();
+    // Ready to be served from a read-only file or folder, where it can be written now.
+    if (!config.databaseUrl && databaseAccess(config.dbPath).readOnlyBecause === undefined) restInRollbackMode(config.dbPath);
   }
 }
 

@@ -2,6 +2,7 @@ import type { Config } from '../config.js';
 import type { CatalogStore } from '../store/catalog-store.js';
 import { SqliteCatalogStore } from '../store/sqlite/store.js';
 import { SqliteTokenStore } from '../store/sqlite/token-store.js';
+import { databaseAccess } from '../store/sqlite/file-access.js';
 import { MemoryCounters, type QuotaCounters } from './counters.js';
 import { StaticTokens } from './static-tokens.js';
 import { TokenAuthenticator, type TokenAuthenticatorOptions } from './token-authenticator.js';
@@ -26,6 +27,7 @@ export function openTokenStore(config: Config, options: OpenTokenStoreOptions = 
   }
   return SqliteTokenStore.open(config.dbPath, {
     create: options.create ?? false,
+    readonly: databaseAccess(config.dbPath).readOnlyBecause !== undefined,
     ...(options.busyTimeoutMs !== undefined ? { busyTimeoutMs: options.busyTimeoutMs } : {}),
   });
 }

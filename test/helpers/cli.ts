@@ -7,13 +7,20 @@ export interface CliResult {
   readonly stderr: string;
 }
 
+/** Who a child process runs as (see test/helpers/users.ts); the test's own user when absent. */
+export interface RunAs {
+  readonly uid?: number;
+  readonly gid?: number;
+}
+
 /** Runs the real `foodlookup` CLI in a child process. */
-export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 120_000): Promise<CliResult> {
+export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 120_000, as: RunAs = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
       cwd: ROOT,
       env: { ...process.env, LOG_LEVEL: 'warn', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
+      ...as,
     });
     let stdout = '';
     let stderr = '';

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { loadConfig } from '../../src/config.js';
 import { CLI, ROOT } from './paths.js';
+import type { RunAs } from './cli.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 
 export const TEST_TOKEN = 'test-token-0123456789';
@@ -59,12 +60,16 @@ export interface ServeProcess {
   stop(): Promise<number | null>;
 }
 
-export function spawnServe(db: string, env: Record<string, string> = {}, args: readonly string[] = []): Promise<ServeProcess> {
+export function spawnServe(
+  db: string, env: Record<string, string> = {}, args: readonly string[] = [],
+  options: RunAs = {},
+): Promise<ServeProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, 'serve', '--db', db, '--port', '0', ...args], {
       cwd: ROOT,
       env: { ...process.env, FOODLOOKUP_TOKENS: TEST_TOKEN, LOG_LEVEL: 'info', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
+      ...options,
     });
     let stdout = '';
     let stderr = '';

@@ -1,4 +1,4 @@
-import type { Database } from 'better-sqlite3';
+import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { isBusyError } from './busy.js';
 
 /**
@@ -61,5 +61,42 @@ export function enterWal(db: Database, path: string): void {
     if (!isBusyError(error)) throw error;
     throw new Error(`${path} is being written by an import that has it to itself (no server had it open when the import began); ` +
       'open it once the import has finished. A server started before an import keeps serving during it.');
+  }
+}
+
+/**
+ * Leaves the database at `path` in rollback-journal mode when nothing else has it open (else it
+ * stays in WAL: SQLITE_BUSY, ignored). A database at rest then has no -wal and -shm files and
+ * needs none, so SQLite can read it from a read-only file or folder, where it could not create
+ * the -shm a WAL database needs. The commands that write and end (import, tokens) call it; the
+ * next writable connection enters WAL again (enterWal). Servers do not: several open the file
+ * at once, and would race to switch the mode back and forth.
+ */
+export function restInRollbackMode(path: string): void {
+  if (path === ':memory:') return;
+  const db = new BetterSqlite3(path, { fileMustExist: true, timeout: 0 });
+  try {
+    db.pragma('journal_mode = DELETE');
+  } catch (error) {
+    if (!isBusyError(error)) throw error;
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Reads once through a read-only connection, so that a database SQLite cannot read from where
+ * it is fails at startup with the reason: one left in WAL mode (an unclean stop, an older
+ * version) whose folder is read-only and lacks the -shm file SQLite would have to create.
+ */
+export function checkReadable(db: Database, path: string): void {
+  try {
+    db.prepare('SELECT count(*) FROM sqlite_master').get();
+  } catch (error) {
+    const code = (error as { code?: string }).code ?? '';
+    if (!code.startsWith('SQLITE_READONLY') && !code.startsWith('SQLITE_CANTOPEN')) throw error;
+    throw new Error(`cannot read ${path} from a read-only folder: it was left in WAL mode without its ${path}-shm file. ` +
+      "Run 'foodlookup tokens list' on it once where it can be written (commands that write leave it ready for read-only use), " +
+      `or run: sqlite3 ${path} 'PRAGMA journal_mode=DELETE'`);
   }
 }

@@ -10,7 +10,7 @@ import type {
 } from '../catalog-store.js';
 import { migrate } from './schema.js';
 import { SqliteImport } from './writer.js';
-import { enterWal, returnToWal, takeRollbackJournal } from './import-journal.js';
+import { checkReadable, enterWal, returnToWal, takeRollbackJournal } from './import-journal.js';
 import {
   FOOD_COLUMNS, brandRowToBrand, categoryRowToCategory, foodRowToFood, foodRowToJson, tagRowToTag,
   type BrandRow, type CategoryRow, type FoodContext, type FoodJsonContext, type FoodRow, type TagRow,
@@ -132,7 +132,7 @@ class Dictionary implements FoodContext, FoodJsonContext, RecordRids {
 }
 
 export interface SqliteStoreOptions {
-  /** Open for reading only; imports need a writable store. */
+  /** Open for reading only (a read-only file or folder): never written, not even migrated; imports need a writable store. */
   readonly readonly?: boolean;
   /** SQLite's page cache, in MiB (default: 64 writable, 32 read-only). */
   readonly cacheMiB?: number;
@@ -153,9 +153,11 @@ export class SqliteCatalogStore implements CatalogStore {
 
   constructor(readonly path: string, options: SqliteStoreOptions = {}) {
     if (!options.readonly && path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    this.db = new Database(path, { fileMustExist: options.readonly ?? false });
+    const readonly = options.readonly ?? false;
+    this.db = new Database(path, { readonly, fileMustExist: readonly });
     try {
-      enterWal(this.db, path);
+      if (readonly) checkReadable(this.db, path);
+      else enterWal(this.db, path);
     } catch (error) {
       this.db.close();
       throw error;

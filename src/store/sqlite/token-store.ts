@@ -3,7 +3,7 @@ import type { Database as Db, Statement } from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { isBusyError } from './busy.js';
-import { enterWal } from './import-journal.js';
+import { checkReadable, enterWal } from './import-journal.js';
 import { isQuotaWindow } from '../../tokens/quota.js';
 import type { NewToken, TokenCredential, TokenInfo, TokenStore } from '../../tokens/token-store.js';
 
@@ -64,6 +64,8 @@ export interface SqliteTokenStoreOptions {
    * short: better-sqlite3 waits synchronously, and a last-use write can simply be retried later.
    */
   readonly busyTimeoutMs?: number;
+  /** Open a read-only file or folder: tokens are looked up and listed, last use is not recorded. */
+  readonly readonly?: boolean;
 }
 
 export class SqliteTokenStore implements TokenStore {
@@ -80,7 +82,11 @@ export class SqliteTokenStore implements TokenStore {
    * borrows (an in-memory catalogue, which a second connection could not see).
    */
   constructor(private readonly db: Db, private readonly ownsConnection = false) {
-    db.exec(DDL);
+    // A read-only database without the table has no stored tokens: an empty table of this
+    // connection's own stands in for it, so every statement reads the same way.
+    const hasTable = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'access_tokens'").get() !== undefined;
+    if (!db.readonly) db.exec(DDL);
+    else if (!hasTable) db.exec(DDL.replace('CREATE TABLE', 'CREATE TEMP TABLE'));
     this.insertStatement = db.prepare(
       'INSERT INTO access_tokens (id, secret_hash, name, created_at, ips, quota_limit, quota_window) VALUES (?, ?, ?, ?, ?, ?, ?)',
     );
@@ -96,9 +102,11 @@ export class SqliteTokenStore implements TokenStore {
   /** Opens its own connection to the database file (the CLI, or a server without a SQLite catalogue). */
   static open(path: string, options: SqliteTokenStoreOptions = {}): SqliteTokenStore {
     if (options.create && path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    const db = new Database(path, { fileMustExist: !options.create });
+    const readonly = options.readonly === true && !options.create;
+    const db = new Database(path, { readonly, fileMustExist: !options.create });
     try {
-      enterWal(db, path);
+      if (readonly) checkReadable(db, path);
+      else enterWal(db, path);
       // Creating the table may wait as long as the catalogue's own schema check does.
       db.pragma('busy_timeout = 5000');
       const store = new SqliteTokenStore(db, true);
@@ -143,7 +151,8 @@ export class SqliteTokenStore implements TokenStore {
   }
 
   recordUse(uses: ReadonlyMap<string, number>): Promise<boolean> {
-    if (uses.size === 0) return Promise.resolve(true);
+    // A read-only database keeps no last use (said at startup): the times are dropped.
+    if (uses.size === 0 || this.db.readonly) return Promise.resolve(true);
     try {
       this.db.transaction(() => {
         for (const [id, at] of uses) this.touch.run(at, id);
