@@ -38,6 +38,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     // contract's 414 for long URIs. A request without Host is answered by installFraming.
     http: { maxHeaderSize: MAX_HEAD_BYTES, requireHostHeader: false },
     clientErrorHandler: clientError,
+    // Requests that reach a route while the server closes are served (with Connection: close),
+    // not refused with Fastify's own 503 body.
+    return503OnClosing: false,
   });
 
   installErrorHandling(app);

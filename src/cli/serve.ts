@@ -25,7 +25,8 @@ function servingExecArgv(): string[] {
  * The primary forks N processes that share the port (node:cluster), each with its own store
  * connection, also when N is 1: they run with SERVING_V8_FLAGS, which can only be set when a
  * process starts. It forwards SIGTERM/SIGINT and exits when they have all finished their
- * requests. A worker that dies unexpectedly is replaced.
+ * requests (each worker drains its own; see drainOnClose). A worker that dies unexpectedly is
+ * replaced.
  */
 function runPrimary(config: Config): void {
   // A lone worker accepts its connections itself. Node's default (round robin) has the primary
@@ -44,7 +45,15 @@ function runPrimary(config: Config): void {
     worker.once('listening', () => started.add(worker.id));
   };
   for (let i = 0; i < config.workers; i++) fork();
+  const stop = (signal: NodeJS.Signals): void => {
+    if (stopping) return;
+    stopping = true;
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(signal);
+  };
   cluster.on('exit', (worker, code, signal) => {
+    // A worker stops cleanly only when signalled: whichever process got the signal first, the
+    // whole service is stopping, and every other process drains too.
+    if (!stopping && started.has(worker.id) && code === 0) stop('SIGTERM');
     if (!stopping && !started.has(worker.id)) {
       // It failed before serving (a database it cannot open, a port in use) and so would
       // every replacement: the worker has said why; stop the others and exit as it did.
@@ -59,12 +68,9 @@ function runPrimary(config: Config): void {
     process.stderr.write(`worker ${worker.process.pid} exited (${signal ?? code}); starting another\n`);
     fork();
   });
-  const stop = (signal: NodeJS.Signals): void => {
-    stopping = true;
-    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(signal);
-  };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  // `on`, not `once`: a second signal must not end the primary by default action before its workers.
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
 }
 
 /** Serves until SIGTERM/SIGINT; -1 tells main not to set an exit code (the signal handler exits). */

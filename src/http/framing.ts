@@ -102,6 +102,13 @@ export function installFraming(app: FastifyInstance): void {
   });
 }
 
+/** True when requests that came after this response's, on the same connection, wait for answers (pipelining). */
+export function answersQueuedBehind(response: ServerResponse): boolean {
+  let last: ServerResponse | undefined;
+  for (const pending of pendingResponses.get(response.req.socket) ?? []) last = pending;
+  return last !== undefined && last !== response;
+}
+
 /** Fastify's own router errors (`frameworkErrors`): a URL it cannot route, a parameter past 64 KiB. */
 export function frameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
   const api = error.code === 'FST_ERR_MAX_PARAM_LENGTH'

@@ -52,3 +52,26 @@ export function importedServer(format: string, paths: readonly string[]): Import
 export function fixtureServer(): { readonly server: TestServer } {
   return importedServer('catalog', [fixturePath('catalog.json')]);
 }
+
+/**
+ * A SQLite file holding the fixture catalogue, imported through the real CLI into a temporary
+ * directory before the calling file's tests and removed after them (for tests that start the
+ * server themselves).
+ */
+export function fixtureDatabase(): { readonly db: string } {
+  let db: string | undefined;
+  let cleanup = (): void => {};
+  before(async () => {
+    const tmp = tempDir();
+    cleanup = tmp.cleanup;
+    db = join(tmp.dir, 'catalog.db');
+    await importInto(db, 'catalog', [fixturePath('catalog.json')]);
+  });
+  after(() => cleanup());
+  return {
+    get db(): string {
+      if (db === undefined) throw new Error('the fixture database is made in before()');
+      return db;
+    },
+  };
+}

@@ -58,11 +58,13 @@ export interface ServeProcess {
   stderr(): string;
   /** SIGTERM, then the exit code (contract C1: 0 after a graceful stop). */
   stop(): Promise<number | null>;
+  /** The exit code, once it has exited for whatever reason (no signal sent). */
+  readonly exited: Promise<number | null>;
 }
 
 export function spawnServe(
   db: string, env: Record<string, string> = {}, args: readonly string[] = [],
-  options: RunAs = {},
+  options: RunAs & { readonly detached?: boolean } = {},
 ): Promise<ServeProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, 'serve', '--db', db, '--port', '0', ...args], {
@@ -95,6 +97,7 @@ export function spawnServe(
             if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
             return exited;
           },
+          exited,
         });
       }
     });
