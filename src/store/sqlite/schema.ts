@@ -122,6 +122,8 @@ export function migrate(db: Database): void {
     'INSERT INTO brands (id, name, name_key, region, updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING RETURNING rid',
   );
   const addBrandFts = db.prepare('INSERT INTO brands_fts (rowid, name) VALUES (?, ?)');
+  // IMMEDIATE: the write lock first. The workers of `serve --workers N` open the file at once, and
+  // a transaction that reads and then writes could not wait for another's (SQLITE_BUSY at once).
   db.transaction(() => {
     // A database written by an older version gains the search data the first time it is opened for writing.
     const complete = db.prepare('SELECT 1 FROM search_blobs WHERE key = ?').get(COMPLETE_KEY) !== undefined;
@@ -136,5 +138,5 @@ export function migrate(db: Database): void {
         | undefined;
       if (row) addBrandFts.run(row.rid, fold(GENERIC_BRAND_NAME));
     }
-  })();
+  }).immediate();
 }
