@@ -11,6 +11,13 @@ import { namedRecordRoutes } from './http/routes/named-records.js';
 import { soapPlugin } from './soap/plugin.js';
 import { ResponseCache } from './http/response-cache.js';
 import { installTurnstile } from './http/turnstile.js';
+import { installCompression } from './http/compression.js';
+import { installCors } from './http/cors.js';
+import { countingQuotaRejections, installMetrics } from './http/metrics.js';
+import { readinessRoute } from './http/readiness.js';
+import { apiDocsRoutes } from './http/api-docs.js';
+import { installRequestIds, requestIdFor } from './http/request-id.js';
+import type { AuthMetrics } from './tokens/token-authenticator.js';
 
 /** Longest request URI accepted (contract C3: 1,000 uuids in one list must fit). */
 export const MAX_URI_BYTES = 64 * 1024;
@@ -34,7 +41,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     },
     // Fastify's two lines per request are replaced by one (the onResponse hook below).
     logController: new LogController({ disableRequestLogging: true }),
-    genReqId: () => randomUUID(),
+    genReqId: (request) => requestIdFor(request.headers['x-request-id']),
     trustProxy: config.trustProxy,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 1000 },
     // Node refuses larger heads with a bare 431; up to this size our own check answers the
@@ -46,13 +53,23 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
         : new ApiError(400, 'Bad Request', 'Malformed HTTP request');
       const body = JSON.stringify(api.body());
       if (socket.writable) {
-        socket.end(`HTTP/1.1 ${api.status} ${api.message}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        socket.end(`HTTP/1.1 ${api.status} ${api.message}\r\nContent-Type: application/json; charset=utf-8\r\nX-Request-Id: ${randomUUID()}\r\n` +
           `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
       }
     },
   });
 
   installErrorHandling(app);
+  installRequestIds(app);
+  // Before the token check (a preflight carries no credentials) and before the routes.
+  if (config.corsOrigins !== undefined) await installCors(app, config.corsOrigins);
+  await installCompression(app);
+  const cache = new ResponseCache();
+  if (config.metricsPort !== undefined) {
+    const counters = (deps.auth as Partial<{ metrics(): AuthMetrics }>).metrics;
+    installMetrics(app, { store: deps.store, cache, ...(counters ? { counters: () => counters.call(deps.auth).counters } : {}) });
+  }
+  const auth = countingQuotaRejections(app, deps.auth);
 
   // One log line per request (its object is not even built when info lines are off).
   const LOGS_INFO = new Set(['trace', 'debug', 'info']);
@@ -61,7 +78,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     done();
   });
 
-  const checkToken = authHook(deps.auth);
+  const checkToken = authHook(auth);
   app.addHook('onRequest', async (request, reply) => {
     if (request.url.length > MAX_URI_BYTES) throw errors.uriTooLong(MAX_URI_BYTES);
     if (request.url === '/v1' || request.url.startsWith('/v1/') || request.url.startsWith('/v1?')) {
@@ -74,10 +91,11 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   if (deps.store.answersSynchronously && turnMicros > 0) installTurnstile(app, turnMicros / 1000);
 
   app.get('/healthz', () => ({ status: 'ok' }));
+  readinessRoute(app, deps.store);
+  apiDocsRoutes(app);
 
   await app.register(
     (v1, _options, done) => {
-      const cache = new ResponseCache();
       foodRoutes(v1, deps.store, cache);
       namedRecordRoutes(v1, deps.store, cache);
       done();
@@ -85,7 +103,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     { prefix: '/v1' },
   );
 
-  await app.register(soapPlugin, { reader: deps.store, auth: deps.auth });
+  await app.register(soapPlugin, { reader: deps.store, auth });
 
   return app;
 }

@@ -3,6 +3,8 @@ import { loadConfig, type Config } from '../config.js';
 import { startServer } from '../server.js';
 import { openStore } from '../store/open-store.js';
 import { UsageError } from './usage.js';
+import { listenClusterMetrics } from '../http/metrics.js';
+import { addressInUse, isAddressInUse, portProblem } from './listen-errors.js';
 
 /**
  * V8 settings of the serving processes, where the user gave none of their own (in NODE_OPTIONS
@@ -44,6 +46,20 @@ function runPrimary(config: Config): void {
     worker.once('listening', () => started.add(worker.id));
   };
   for (let i = 0; i < config.workers; i++) fork();
+  if (config.metricsPort !== undefined) {
+    listenClusterMetrics(config.host, config.metricsPort).then(
+      (server) => {
+        const address = server.address();
+        process.stderr.write(`metrics on http://${config.host}:${typeof address === 'object' && address ? address.port : config.metricsPort}/metrics\n`);
+      },
+      (error: unknown) => {
+        process.stderr.write(`foodlookup serve: cannot serve metrics on port ${config.metricsPort}: ${error instanceof Error ? error.message : String(error)}\n`);
+        stopping = true;
+        failed = true;
+        for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
+      },
+    );
+  }
   cluster.on('exit', (worker, code, signal) => {
     if (!stopping && !started.has(worker.id)) {
       // It failed before serving (a database it cannot open, a port in use) and so would
@@ -72,13 +88,28 @@ export async function serveCommand(values: Record<string, string | boolean | und
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
   const config = loadConfig(values);
   if (cluster.isPrimary) {
+    const taken = await portProblem(config);
+    if (taken !== undefined) {
+      process.stderr.write(`foodlookup serve: ${taken}\n`);
+      return 1;
+    }
     // Opening for writing brings an older database up to date, which can take a while: done
     // once here, workers do not queue behind it for the write lock (and fail and restart).
     if (config.workers > 1) await openStore(config, { readonly: false }).close();
     runPrimary(config);
     return -1;
   }
-  const server = await startServer(config);
+  let server;
+  try {
+    server = await startServer(config);
+  } catch (error) {
+    if (!isAddressInUse(error)) throw error;
+    // Taken between the primary's check and this worker's listen: the primary stops on this exit.
+    process.stderr.write(`foodlookup serve: ${addressInUse(config.host, config.port)}\n`);
+    process.exitCode = 1;
+    if (process.connected) process.disconnect();
+    return -1;
+  }
   process.stderr.write(`foodlookup listening on ${server.url} (JSON ${server.url}/v1, SOAP ${server.url}/soap/1.2)\n`);
   return -1;
 }
