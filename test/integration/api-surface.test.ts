@@ -1,6 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
+import { createServer } from 'node:net';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -8,7 +9,7 @@ import { fixtureServer } from '../helpers/fixture-server.js';
 import { IDS } from '../helpers/fixture-catalog.js';
 import { importInto, runCli } from '../helpers/cli.js';
 import { fixturePath, tempDir } from '../helpers/paths.js';
-import { basic, startTestServer, TEST_TOKEN, type TestServer } from '../helpers/server.js';
+import { basic, spawnServe, startTestServer, TEST_TOKEN, type TestServer } from '../helpers/server.js';
 import { openApiDocument } from '../../src/http/openapi/document.js';
 import { metricsPortOf } from '../../src/server.js';
 
@@ -255,6 +256,34 @@ describe('readiness, metrics, the document and the docs page', () => {
 
   test('metrics are off unless --metrics-port is given', () => {
     assert.equal(metricsPortOf(fixture.server.app), undefined);
+  });
+
+  test('with serve --workers 2, the primary serves the metrics of both workers together', async () => {
+    const tmp = tempDir();
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const address = probe.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    try {
+      const db = join(tmp.dir, 'w.db');
+      await importInto(db, 'catalog', [fixturePath('catalog.json')]);
+      const serve = await spawnServe(db, { LOG_LEVEL: 'warn' }, ['--workers', '2', '--metrics-port', String(port)]);
+      try {
+        // Round robin hands the connections to both workers; each request on its own connection.
+        for (let i = 0; i < 20; i++) {
+          const res = await fetch(`${serve.url}/v1/brands?limit=1`, { headers: { authorization: basic(TEST_TOKEN), connection: 'close' } });
+          assert.equal(res.status, 200);
+        }
+        const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+        assert.match(text, /foodlookup_http_requests_total\{method="GET",route="\/v1\/brands",status="200"\} 20/);
+        assert.match(text, /foodlookup_catalog_foods 7\n/, 'a gauge of the catalogue is not summed over workers');
+      } finally {
+        assert.equal(await serve.stop(), 0);
+      }
+    } finally {
+      tmp.cleanup();
+    }
   });
 
   test('/metrics on its own port: requests by route and status, latency, cache hits, catalogue, quota rejections', async () => {
