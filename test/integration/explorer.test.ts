@@ -117,12 +117,24 @@ describe('over the bundled USDA data', () => {
     assert.match(await page.textContent('#results') ?? '', /Kellogg/);
   });
 
-  test('the docs page renders the document and its operations', async (t) => {
+  test('the docs page renders the document, and "Try it out" answers with a token', async (t) => {
     const chromium = browser ?? (await launch(t));
     if (!chromium) return;
     const page = await chromium.newPage();
     await page.goto(`${server.url}/docs`);
     await page.locator('.opblock-summary-path', { hasText: '/v1/foods/{foodId}' }).waitFor({ timeout: 15_000 });
-    assert.ok(await page.locator('button.authorize').isVisible());
+    // "Try it out" with a token: Authorize takes it as the Basic username.
+    await page.locator('button.authorize').first().click();
+    await page.locator('.modal-ux input[type=text]').first().fill(TEST_TOKEN);
+    await page.locator('.modal-ux button.authorize').first().click();
+    await page.locator('.modal-ux button.btn-done').first().click();
+    const operation = page.locator('#operations-foods-getFood');
+    await operation.locator('.opblock-summary').click();
+    await operation.locator('tr[data-param-name="foodId"] input').fill(CHEDDAR_ID);
+    await operation.locator('button.execute').click();
+    const status = operation.locator('.live-responses-table tr.response .response-col_status').first();
+    await status.waitFor({ timeout: 15_000 });
+    assert.equal((await status.textContent())?.trim(), '200');
+    assert.match(await operation.locator('.live-responses-table tr.response .response-col_description').first().textContent() ?? '', /Cheese, cheddar/);
   });
 });
