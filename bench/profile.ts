@@ -49,7 +49,7 @@ for (const scenario of list) {
   const count = Math.min(n, values.warm ? Math.floor(available / 2) : available);
   const request = (i: number) => scenario.bodies
     ? { method: 'POST' as const, url: scenario.paths[0]!, payload: scenario.bodies[i]!, headers: { ...AUTH, 'content-type': 'application/soap+xml; charset=utf-8' } }
-    : { method: 'GET' as const, url: scenario.paths[i]!, headers: AUTH };
+    : { method: 'GET' as const, url: scenario.paths[i]!, headers: { ...AUTH, ...scenario.headers } };
   const times = new Float64Array(count);
   let slowest = { ms: 0, what: '' };
   for (let pass = values.warm ? 0 : 1; pass < 2; pass++) {

@@ -256,7 +256,7 @@ async function main(): Promise<void> {
         const order = Array.from({ length: paths.length }, (_, i) => (backwards ? paths.length - 1 - i : (start + i) % paths.length));
         const extra = sc2.method
           ? { method: sc2.method, bodies: order.map((i) => sc2.bodies![i]!), headers: { ...AUTH, 'content-type': 'application/soap+xml; charset=utf-8' } }
-          : {};
+          : sc2.headers ? { headers: { ...AUTH, ...sc2.headers } } : {};
         return [order.map((i) => paths[i]!), extra];
       };
       // Again before every scenario: within a run this VM reclaims a third of the file's pages

@@ -16,7 +16,12 @@ export interface Scenario {
   readonly method?: 'POST';
   /** POST bodies (SOAP), sent to `paths[0]`. */
   readonly bodies?: string[];
+  /** Request headers besides the token (Accept-Encoding for the compressed runs). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
+
+/** What browsers send: brotli is chosen. */
+export const COMPRESSED = { 'accept-encoding': 'gzip, deflate, br' } as const;
 
 /** The Zipf mix's request order: index into `zipfQueries`, the same in every run. */
 export function zipfOrder(queries: number): (i: number) => number {
@@ -26,7 +31,7 @@ export function zipfOrder(queries: number): (i: number) => number {
 }
 
 export interface Samples {
-  ids: string[]; words: string[]; zipfQueries: string[]; coldQueries: string[]; prefixes: string[];
+  ids: string[]; upcs: string[]; words: string[]; zipfQueries: string[]; coldQueries: string[]; prefixes: string[];
   nonLeaf: string[]; leaves: string[]; brands: string[]; tags: string[]; classifications: string[];
 }
 
@@ -45,7 +50,7 @@ export function samples(db: string): Samples {
     return word.slice(0, 2 + Math.floor(random() * 4));
   });
   const result = {
-    ids, words, zipfQueries, coldQueries: [...new Set(coldQueries)], prefixes,
+    ids, upcs: all("SELECT j.key FROM foods f, json_each(f.body, '$.upcs') j WHERE f.rid % 97 = 1 LIMIT 5000"), words, zipfQueries, coldQueries: [...new Set(coldQueries)], prefixes,
     nonLeaf: all('SELECT id FROM categories WHERE is_leaf = 0 AND parent_id IS NOT NULL LIMIT 200'),
     leaves: all('SELECT id FROM categories WHERE is_leaf = 1 LIMIT 200'),
     brands: all('SELECT id FROM brands LIMIT 2000'),
@@ -78,5 +83,8 @@ export function scenarios(s: Samples, zipfFor: (i: number) => number, foods: num
     { name: '9 deep paging offset=500000', paths: Array.from({ length: n }, (_, i) => `/v1/foods?offset=${Math.min(500000, Math.floor(foods / 2)) + (i % 100)}&limit=20`) },
     { name: '10a SOAP foodSearch', paths: ['/soap/1.2'], method: 'POST', bodies: Array.from({ length: n }, (_, i) => soapSearch(each(s.zipfQueries, i))) },
     { name: '10b SOAP getFood', paths: ['/soap/1.2'], method: 'POST', bodies: s.ids.map(soapGet) },
+    { name: '11 barcode lookup ?upcs=', paths: s.upcs.map((code) => `/v1/foods?upcs=${code}`) },
+    { name: '1z GET /foods/{id}, Accept-Encoding: br', paths: s.ids.map((id) => `/v1/foods/${id}`), headers: COMPRESSED },
+    { name: '3z fts, Zipf query mix, Accept-Encoding: br', paths: Array.from({ length: n }, (_, i) => `/v1/foods?query=${q(s.zipfQueries[zipfFor(i)]!)}`), headers: COMPRESSED },
   ];
 }

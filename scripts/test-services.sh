@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Makes sure what the test suite talks to is there: the real SOAP clients (zeep, PHP
-# SoapClient) and a Redis server on 127.0.0.1:6379. Installs Debian packages when run as
+# SoapClient), Debian's chromium for the browser tests (driven by playwright-core, which never
+# downloads a browser of its own) and a Redis server on 127.0.0.1:6379. Installs Debian packages when run as
 # root with apt-get available; otherwise says what is missing and the tests that need it
 # skip with that reason. Safe to run again: it does nothing when all is in place.
 set -u
@@ -13,6 +14,7 @@ elif ! php -m 2>/dev/null | grep -qi '^soap$'; then
   missing+=(php-soap)
 fi
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+[ -x /usr/bin/chromium ] || missing+=(chromium)
 
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

@@ -1,5 +1,4 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
-import { randomUUID } from 'node:crypto';
 import { envInteger, type Config } from './config.js';
 import type { CatalogStore } from './store/catalog-store.js';
 import type { Authenticator } from './tokens/authenticator.js';
@@ -9,6 +8,14 @@ import { refuseOtherMethods, supportEveryMethod } from './http/get-route.js';
 import { v1Routes } from './http/v1.js';
 import { SOAP_PATH, soapPlugin } from './soap/plugin.js';
 import { installTurnstile } from './http/turnstile.js';
+import { installCompression } from './http/compression.js';
+import { installCors } from './http/cors.js';
+import { countingQuotaRejections, installMetrics } from './http/metrics.js';
+import { readinessRoute } from './http/readiness.js';
+import { apiDocsRoutes } from './http/api-docs.js';
+import { installRequestIds, requestIdFor } from './http/request-id.js';
+import { ResponseCache } from './http/response-cache.js';
+import type { AuthMetrics } from './tokens/token-authenticator.js';
 
 export interface AppDeps {
   readonly store: CatalogStore;
@@ -28,7 +35,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     },
     // Fastify's two lines per request are replaced by one (the onResponse hook below).
     logController: new LogController({ disableRequestLogging: true }),
-    genReqId: () => randomUUID(),
+    genReqId: (request) => requestIdFor(request.headers['x-request-id']),
     trustProxy: config.trustProxy,
     // An id may be as long as the URL (contract C3: no limit of its own below 64 KiB).
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: MAX_URI_BYTES },
@@ -46,6 +53,16 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   installErrorHandling(app);
   installFraming(app);
   supportEveryMethod(app);
+  installRequestIds(app);
+  // Before the token check (a preflight carries no credentials) and before the routes.
+  if (config.corsOrigins !== undefined) await installCors(app, config.corsOrigins);
+  await installCompression(app);
+  const cache = new ResponseCache();
+  if (config.metricsPort !== undefined) {
+    const counters = (deps.auth as Partial<{ metrics(): AuthMetrics }>).metrics;
+    installMetrics(app, { store: deps.store, cache, ...(counters ? { counters: () => counters.call(deps.auth).counters } : {}) });
+  }
+  const auth = countingQuotaRejections(app, deps.auth);
 
   // One log line per request (its object is not even built when info lines are off).
   const LOGS_INFO = new Set(['trace', 'debug', 'info']);
@@ -60,10 +77,12 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   app.get('/healthz', () => ({ status: 'ok' }));
   refuseOtherMethods(app, '/healthz', ['GET', 'HEAD']);
+  readinessRoute(app, deps.store);
+  apiDocsRoutes(app);
 
-  await app.register(v1Routes, { prefix: '/v1', reader: deps.store, auth: deps.auth });
+  await app.register(v1Routes, { prefix: '/v1', reader: deps.store, auth, cache });
 
-  await app.register(soapPlugin, { reader: deps.store, auth: deps.auth });
+  await app.register(soapPlugin, { reader: deps.store, auth });
   // Not SOAP requests, so answered by the app's error handler (JSON), as GET without ?wsdl is.
   refuseOtherMethods(app, SOAP_PATH, ['GET', 'HEAD', 'POST']);
 

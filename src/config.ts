@@ -15,6 +15,10 @@ export interface Config {
   readonly trustProxy: boolean;
   /** Server processes sharing the port (node:cluster); default one per CPU with REDIS_URL, else 1. */
   readonly workers: number;
+  /** Origins allowed to call the API from a browser (CORS): '*' or a list; absent = CORS off. */
+  readonly corsOrigins?: '*' | readonly string[];
+  /** Port of the Prometheus endpoint (GET /metrics), on HOST; absent = no metrics. */
+  readonly metricsPort?: number;
 }
 
 export class ConfigError extends Error {}
@@ -48,6 +52,25 @@ export function envInteger(variable: string, min: number, fallback: number): num
   return Number.isInteger(n) && n >= min ? n : fallback;
 }
 
+/** `*`, or comma-separated origins (scheme://host[:port]), each checked: a typo must not silently allow nothing. */
+function corsOrigins(text: string): '*' | readonly string[] {
+  if (text.trim() === '*') return '*';
+  const origins = text.split(',').map((o) => o.trim()).filter((o) => o !== '');
+  for (const origin of origins) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.origin !== origin.replace(/\/$/, '')) {
+      throw new ConfigError(`cors origins must be '*' or origins such as https://app.example.com, got '${origin}'`);
+    }
+  }
+  if (origins.length === 0) throw new ConfigError("cors origins must be '*' or a comma-separated list of origins");
+  return Object.freeze(origins.map((o) => o.replace(/\/$/, '')));
+}
+
 /** Builds the config from command-line flags first, then the environment, then defaults. */
 export function loadConfig(flags: Flags = {}, env: NodeJS.ProcessEnv = process.env): Config {
   const dbPath = pick(flags, 'db', env, 'FOODLOOKUP_DB') ?? './data/foodlookup.db';
@@ -64,7 +87,14 @@ export function loadConfig(flags: Flags = {}, env: NodeJS.ProcessEnv = process.e
   if (!/^\d{1,2}$/.test(workersText) || Number(workersText) < 1 || Number(workersText) > 64) {
     throw new ConfigError(`workers must be 1–64, got '${workersText}'`);
   }
+  const cors = pick(flags, 'cors-origins', env, 'FOODLOOKUP_CORS_ORIGINS');
+  const metricsText = pick(flags, 'metrics-port', env, 'FOODLOOKUP_METRICS_PORT');
+  if (metricsText !== undefined && (!/^\d{1,5}$/.test(metricsText) || Number(metricsText) > 65535)) {
+    throw new ConfigError(`metrics port must be 0–65535, got '${metricsText}'`);
+  }
   return Object.freeze({
+    ...(cors !== undefined ? { corsOrigins: corsOrigins(cors) } : {}),
+    ...(metricsText !== undefined ? { metricsPort: Number(metricsText) } : {}),
     dbPath: dbPath === ':memory:' || isAbsolute(dbPath) ? dbPath : resolve(dbPath),
     ...(databaseUrl ? { databaseUrl } : {}),
     host: pick(flags, 'host', env, 'HOST') ?? '127.0.0.1',

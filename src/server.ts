@@ -7,6 +7,8 @@ import { openStore } from './store/open-store.js';
 import type { CatalogStore } from './store/catalog-store.js';
 import { openAuthenticator } from './tokens/open.js';
 import { databaseAccess } from './store/sqlite/file-access.js';
+import cluster from 'node:cluster';
+import { listenMetrics, metricsRegistryOf, shareMetricsWithPrimary } from './http/metrics.js';
 
 export interface RunningServer {
   readonly app: FastifyInstance;
@@ -103,6 +105,34 @@ function drainOnClose(app: FastifyInstance): void {
   });
 }
 
+/**
+ * Metrics (`--metrics-port`): a worker of `serve` hands its metrics to the primary, which serves
+ * them all on that port; a lone process (`start`, tests) serves its own. Closed with the app;
+ * started before the app listens (hooks cannot be added after).
+ */
+async function serveMetrics(app: FastifyInstance, config: Config): Promise<void> {
+  const registry = metricsRegistryOf(app);
+  if (registry === undefined || config.metricsPort === undefined) return;
+  if (cluster.isWorker) {
+    shareMetricsWithPrimary(registry);
+    return;
+  }
+  const server = await listenMetrics(config.host, config.metricsPort, async () => ({ text: await registry.metrics(), contentType: registry.contentType }));
+  const address = server.address();
+  metricsPorts.set(app, typeof address === 'object' && address ? address.port : config.metricsPort);
+  app.addHook('onClose', () => new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  }));
+}
+
+const metricsPorts = new WeakMap<FastifyInstance, number>();
+
+/** The port the app's own metrics server listens on (when it has one): tests give port 0. */
+export function metricsPortOf(app: FastifyInstance): number | undefined {
+  return metricsPorts.get(app);
+}
+
 /** Opens the store, builds the app and listens; SIGTERM/SIGINT close it gracefully. */
 export async function startServer(config: Config, options: { handleSignals?: boolean } = {}): Promise<RunningServer> {
   const store = openServingStore(config);
@@ -119,6 +149,7 @@ export async function startServer(config: Config, options: { handleSignals?: boo
     await auth.close();
     await store.close();
   });
+  await serveMetrics(app, config);
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;

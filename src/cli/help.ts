@@ -1,5 +1,22 @@
 /** The help text of each command, kept apart so that --help loads nothing else. */
 
+export const HELP = `foodlookup — food nutrition lookup service (JSON /v1 and SOAP 1.2)
+
+Usage: foodlookup <command> [options]
+       foodlookup --version
+
+Commands:
+  serve     run the JSON interface, the SOAP interface and the WSDL on one port
+            (also /docs, the API reference, and /, the food explorer)
+  import    load data into the catalogue
+            (formats: catalog, usda-sr, off, fdc, ausnut, afcd; see 'foodlookup import --help')
+  start     first-run path of 'npm start': build the database from the bundled USDA
+            data when it does not exist, then serve
+  tokens    manage access tokens (create, list, revoke)
+
+Run 'foodlookup <command> --help' for a command's options.
+`;
+
 export const SERVE_HELP = `Usage: foodlookup serve [--db PATH] [--database-url URL] [--host H] [--port N] [--trust-proxy]
 
 Runs the JSON interface (/v1), the SOAP interface (POST /soap/1.2) and the WSDL
@@ -15,6 +32,10 @@ Options (each with its environment variable):
                        per CPU with REDIS_URL, else 1: without Redis each process would
                        count quotas on its own); a small primary process forks them,
                        with V8 flags for a server (kept where NODE_OPTIONS sets its own)
+  --cors-origins LIST  let browser apps on these origins call the API: '*' or comma-separated
+                       origins such as https://app.example.com (FOODLOOKUP_CORS_ORIGINS; off)
+  --metrics-port N     serve Prometheus metrics at http://HOST:N/metrics, every worker's
+                       together (FOODLOOKUP_METRICS_PORT; off)
 Also: FOODLOOKUP_TOKENS (comma-separated tokens accepted without limits), REDIS_URL, LOG_LEVEL.
 `;
 
@@ -30,7 +51,8 @@ Formats:
   usda-sr    a folder of USDA Standard Reference ASCII files (FOOD_DES, ABBREV or
              NUT_DATA+NUTR_DEF, WEIGHT, optional FD_GROUP; plain or .gz); region us by default
   off        Open Food Facts: the CSV export (.csv, tab-separated) or the JSONL dump (.jsonl),
-             plain or .gz, streamed; regions from countries_tags (others are skipped)
+             plain or .gz, streamed; or product files saved from its API (api-product-….json);
+             regions from countries_tags (others are skipped)
   fdc        folders of unzipped USDA FoodData Central CSV downloads (Foundation, SR Legacy,
              Branded: food, food_nutrient, nutrient, food_portion, measure_unit, food_category,
              branded_food; plain or .gz); staged on disk (FOODLOOKUP_TMPDIR), so memory stays
@@ -45,6 +67,8 @@ Options:
   --replace          empty the catalogue first (same transaction): records not listed are removed
   --skip-invalid     import the valid records and report each skipped one
   --db PATH          SQLite file (FOODLOOKUP_DB, default ./data/foodlookup.db)
+
+Progress goes to stderr: redrawn on a terminal, a line every 5 s otherwise (logs, CI).
 `;
 
 export const START_HELP = `Usage: foodlookup start [serve options]

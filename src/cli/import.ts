@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { loadConfig } from '../config.js';
 import { isRegion } from '../domain/regions.js';
@@ -12,9 +12,51 @@ import { UsageError } from './usage.js';
 import '../importers/register-all.js';
 
 
+/** Foods apart from the brands, categories and tags that come with them: operators count foods. */
 export function summaryLine(summary: ImportSummary, seconds: number): string {
-  const { added, changed, unchanged, skipped } = summary;
-  return `imported: ${added} added, ${changed} changed, ${unchanged} unchanged, ${skipped} skipped in ${seconds.toFixed(1)} s`;
+  const { foods, skipped } = summary;
+  const others = { added: summary.added - foods.added, changed: summary.changed - foods.changed, unchanged: summary.unchanged - foods.unchanged };
+  const total = foods.added + foods.changed + foods.unchanged;
+  return `imported ${total} ${total === 1 ? 'food' : 'foods'}: ${foods.added} added, ${foods.changed} changed, ${foods.unchanged} unchanged, ` +
+    `${skipped} skipped; brands, categories and tags: ${others.added} added, ${others.changed} changed, ${others.unchanged} unchanged; ` +
+    `in ${seconds.toFixed(1)} s`;
+}
+
+/** Why an import that added and changed nothing did so, or undefined when it did something. */
+export function nothingAddedReason(summary: ImportSummary): string | undefined {
+  if (summary.added + summary.changed > 0) return undefined;
+  if (summary.unchanged === 0 && summary.skipped === 0) return 'nothing was imported: the files hold no records';
+  if (summary.skipped === 0) return 'nothing was added or changed: every record is already in the catalogue as it is (re-importing the same data changes nothing)';
+  if (summary.unchanged === 0) return 'nothing was imported: every record was skipped (the reasons are above)';
+  return `nothing was added or changed: ${summary.unchanged} records are already in the catalogue as they are and ${summary.skipped} were skipped (the reasons are above)`;
+}
+
+/** What each format reads, for "this is not …" when a file of another kind is given. */
+const FORMAT_KINDS: Readonly<Record<string, string>> = {
+  catalog: 'a catalog .json or .jsonl file', 'usda-sr': 'a USDA SR ASCII file', off: 'an Open Food Facts JSONL dump, CSV export or API product file',
+  fdc: 'a FoodData Central CSV file', ausnut: 'an AUSNUT CSV',
+};
+
+/**
+ * A file of the wrong kind named before anything is read: a zip or Excel workbook (`PK`) or
+ * another binary file where the format reads text (gzip is read where `.gz` is).
+ */
+function wrongKind(format: string, path: string): string | undefined {
+  const kind = FORMAT_KINDS[format];
+  if (kind === undefined || statSync(path).isDirectory()) return undefined;
+  const head = Buffer.alloc(512);
+  const fd = openSync(path, 'r');
+  let length: number;
+  try {
+    length = readSync(fd, head, 0, head.length, 0);
+  } finally {
+    closeSync(fd);
+  }
+  const bytes = head.subarray(0, length);
+  if (bytes[0] === 0x1f && bytes[1] === 0x8b) return undefined;
+  if (bytes[0] === 0x50 && bytes[1] === 0x4b) return `${path}: this is not ${kind}: it is a zip archive or an Excel workbook (save the sheet as CSV, UTF-8, or unzip it)`;
+  if (bytes.includes(0)) return `${path}: this is not ${kind}: it is a binary file`;
+  return undefined;
 }
 
 export async function importCommand(values: Record<string, string | boolean | undefined>, positionals: string[]): Promise<number> {
@@ -25,6 +67,13 @@ export async function importCommand(values: Record<string, string | boolean | un
   for (const path of paths) if (!existsSync(path)) throw new UsageError(`no such file or folder: ${path}`);
   const region = values['region'];
   if (region !== undefined && (typeof region !== 'string' || !isRegion(region))) throw new UsageError("--region must be 'au' or 'us'");
+  for (const path of paths) {
+    const wrong = wrongKind(format, path);
+    if (wrong !== undefined) {
+      process.stderr.write(`import failed, nothing was changed: ${wrong}\n`);
+      return 1;
+    }
+  }
   const config = loadConfig(values);
   const access = config.databaseUrl ? { exists: true } : databaseAccess(config.dbPath);
   if (access.readOnlyBecause !== undefined) {
@@ -49,6 +98,8 @@ export async function importCommand(values: Record<string, string | boolean | un
     progress.done();
     process.stdout.write(`${summaryLine(summary, (performance.now() - started) / 1000)}\n`);
     failed = false;
+    const nothing = nothingAddedReason(summary);
+    if (nothing !== undefined) process.stderr.write(`${nothing}\n`);
     return 0;
   } catch (error) {
     progress.done();

@@ -1,23 +1,10 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../config.js';
-import { IMPORT_HELP, SERVE_HELP, START_HELP, TOKENS_HELP } from './help.js';
+import { readFileSync } from 'node:fs';
+import { HELP, IMPORT_HELP, SERVE_HELP, START_HELP, TOKENS_HELP } from './help.js';
 import { UsageError } from './usage.js';
 import { ownValue } from '../domain/own.js';
-
-const HELP = `foodlookup — food nutrition lookup service (JSON /v1 and SOAP 1.2)
-
-Usage: foodlookup <command> [options]
-
-Commands:
-  serve     run the JSON interface, the SOAP interface and the WSDL on one port
-  import    load data into the catalogue (formats: catalog, usda-sr, off)
-  start     first-run path of 'npm start': build the database from the bundled USDA
-            data when it does not exist, then serve
-  tokens    manage access tokens (create, list, revoke)
-
-Run 'foodlookup <command> --help' for a command's options.
-`;
 
 interface Command {
   readonly help: string;
@@ -33,6 +20,7 @@ const COMMON = {
 
 const SERVER = {
   ...COMMON, host: { type: 'string' }, port: { type: 'string' }, 'trust-proxy': { type: 'boolean' }, workers: { type: 'string' },
+  'cors-origins': { type: 'string' }, 'metrics-port': { type: 'string' },
 } as const;
 
 const commands: Record<string, Command> = {
@@ -51,11 +39,29 @@ const commands: Record<string, Command> = {
   },
 };
 
+/** node:util parseArgs's error as one short sentence. */
+function parseArgsProblem(error: Error): string {
+  const option = /'(-[^' ]+)/.exec(error.message)?.[1];
+  if (/Unknown option/i.test(error.message)) return `unknown option '${option ?? '?'}'`;
+  if (/argument missing/i.test(error.message)) return `option '${option ?? '?'}' needs a value`;
+  if (/does not take an argument/i.test(error.message)) return `option '${option ?? '?'}' takes no value`;
+  return error.message.split('.')[0] ?? error.message;
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(HELP);
     return name === undefined ? 2 : 0;
+  }
+  if (name === '--version' || name === '-V' || name === 'version') {
+    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+    process.stdout.write(`foodlookup ${pkg.version}\n`);
+    return 0;
+  }
+  if (name.startsWith('-')) {
+    process.stderr.write(`foodlookup: unknown option '${name}' (see 'foodlookup --help')\n`);
+    return 2;
   }
   const command = ownValue(commands, name);
   if (!command) {
@@ -72,8 +78,14 @@ export async function main(argv: string[]): Promise<number> {
     }
     return await command.run(values, positionals);
   } catch (error) {
-    if (error instanceof UsageError || error instanceof ConfigError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`foodlookup ${name}: ${(error as Error).message}\n\n${command.help}`);
+    const code = (error as { code?: string }).code;
+    if (code?.startsWith('ERR_PARSE_ARGS')) {
+      // Our own one line, not the parser's advice on positional arguments.
+      process.stderr.write(`foodlookup ${name}: ${parseArgsProblem(error as Error)} (see 'foodlookup ${name} --help')\n`);
+      return 2;
+    }
+    if (error instanceof UsageError || error instanceof ConfigError) {
+      process.stderr.write(`foodlookup ${name}: ${error.message}\n\n${command.help}`);
       return 2;
     }
     throw error;

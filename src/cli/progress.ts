@@ -1,4 +1,9 @@
-/** Progress of a long job on a terminal: records/s and ETA, redrawn at most once a second. */
+import { envInteger } from '../config.js';
+
+/**
+ * Progress of a long job: on a terminal, records/s and ETA redrawn at most once a second; when
+ * the output is not a terminal (logs, CI), a line every 5 s (FOODLOOKUP_PROGRESS_MS).
+ */
 export class Progress {
   private readonly started = performance.now();
   private last = 0;
@@ -25,21 +30,31 @@ export class Progress {
 
   /** Replaces the counter with a phase that has no count of its own. */
   status(text: string): void {
-    if (!this.out.isTTY) return;
+    if (!this.out.isTTY) {
+      // Only for imports long enough to have shown progress: a quick one ends with its summary alone.
+      if (performance.now() - this.started >= this.lineEveryMs) this.out.write(`progress: ${this.count.toLocaleString('en')} records; ${text}\n`);
+      return;
+    }
     this.clear();
     this.out.write(`${this.count.toLocaleString('en')} records; ${text}`);
     this.drawn = true;
   }
 
+  private readonly lineEveryMs = envInteger('FOODLOOKUP_PROGRESS_MS', 0, 5000);
+
   private draw(): void {
-    if (!this.out.isTTY) return;
     const now = performance.now();
-    if (now - this.last < 1000) return;
+    if (this.out.isTTY ? now - this.last < 1000 : now - Math.max(this.last, this.started) < this.lineEveryMs) return;
     this.last = now;
     const seconds = (now - this.started) / 1000;
     const rate = Math.round(this.count / Math.max(seconds, 0.001));
     const eta = this.share > 0.01 ? ` ETA ${Math.round((seconds / this.share) * (1 - this.share))} s` : '';
-    this.out.write(`\r${this.count.toLocaleString('en')} records, ${rate.toLocaleString('en')}/s${eta}   `);
+    const text = `${this.count.toLocaleString('en')} records, ${rate.toLocaleString('en')}/s${eta}`;
+    if (!this.out.isTTY) {
+      this.out.write(`progress: ${text}${this.share > 0 ? `, ${Math.round(this.share * 100)} % read` : ''}\n`);
+      return;
+    }
+    this.out.write(`\r${text}   `);
     this.drawn = true;
   }
 

@@ -3,6 +3,8 @@ import { loadConfig, type Config } from '../config.js';
 import { readOnlyNotice, startServer } from '../server.js';
 import { openStore } from '../store/open-store.js';
 import { UsageError } from './usage.js';
+import { listenClusterMetrics } from '../http/metrics.js';
+import { addressInUse, isAddressInUse, portProblem } from './listen-errors.js';
 
 /**
  * V8 settings of the serving processes, where the user gave none of their own (in NODE_OPTIONS
@@ -50,6 +52,20 @@ function runPrimary(config: Config): void {
     stopping = true;
     for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(signal);
   };
+  if (config.metricsPort !== undefined) {
+    listenClusterMetrics(config.host, config.metricsPort).then(
+      (server) => {
+        const address = server.address();
+        process.stderr.write(`metrics on http://${config.host}:${typeof address === 'object' && address ? address.port : config.metricsPort}/metrics\n`);
+      },
+      (error: unknown) => {
+        process.stderr.write(`foodlookup serve: cannot serve metrics on port ${config.metricsPort}: ${error instanceof Error ? error.message : String(error)}\n`);
+        stopping = true;
+        failed = true;
+        for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
+      },
+    );
+  }
   cluster.on('exit', (worker, code, signal) => {
     // A worker stops cleanly only when signalled: whichever process got the signal first, the
     // whole service is stopping, and every other process drains too.
@@ -78,6 +94,11 @@ export async function serveCommand(values: Record<string, string | boolean | und
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
   const config = loadConfig(values);
   if (cluster.isPrimary) {
+    const taken = await portProblem(config);
+    if (taken !== undefined) {
+      process.stderr.write(`foodlookup serve: ${taken}\n`);
+      return 1;
+    }
     // Refused here, before any worker: a missing file is never created (only `start` builds one).
     const readOnly = readOnlyNotice(config);
     if (readOnly !== undefined) process.stderr.write(`foodlookup serve: ${readOnly}\n`);
@@ -87,7 +108,17 @@ export async function serveCommand(values: Record<string, string | boolean | und
     runPrimary(config);
     return -1;
   }
-  const server = await startServer(config);
+  let server;
+  try {
+    server = await startServer(config);
+  } catch (error) {
+    if (!isAddressInUse(error)) throw error;
+    // Taken between the primary's check and this worker's listen: the primary stops on this exit.
+    process.stderr.write(`foodlookup serve: ${addressInUse(config.host, config.port)}\n`);
+    process.exitCode = 1;
+    if (process.connected) process.disconnect();
+    return -1;
+  }
   process.stderr.write(`foodlookup listening on ${server.url} (JSON ${server.url}/v1, SOAP ${server.url}/soap/1.2)\n`);
   return -1;
 }

@@ -10,6 +10,7 @@ import { openTokenStore } from '../tokens/open.js';
 import { issueDevelopmentToken } from '../tokens/token-service.js';
 import { summaryLine } from './import.js';
 import { UsageError } from './usage.js';
+import { addressInUse, isAddressInUse } from './listen-errors.js';
 import '../importers/register-all.js';
 
 
@@ -48,14 +49,28 @@ export async function startCommand(values: Record<string, string | boolean | und
   }
   const readOnly = readOnlyNotice(config);
   if (readOnly !== undefined) process.stderr.write(`foodlookup start: ${readOnly}\n`);
-  const server = await startServer(config);
+  let server;
+  try {
+    server = await startServer(config);
+  } catch (error) {
+    if (!isAddressInUse(error)) throw error;
+    process.stderr.write(`foodlookup start: ${addressInUse(config.host, config.port)}\n`);
+    return 1;
+  }
   process.stderr.write(`foodlookup listening on ${server.url}\n`);
   if (developmentToken !== undefined) {
     // Shown this once (only its hash is stored); a wildcard listen address is reached via loopback.
     const url = server.url.replace('//0.0.0.0:', '//127.0.0.1:').replace('//[::]:', '//[::1]:');
     process.stderr.write(
       `development token (shown only now; manage tokens with 'foodlookup tokens'): ${developmentToken}\n` +
-        `try: curl -u ${developmentToken}: '${url}/v1/foods?query=cheddar'\n`,
+        `try: curl -u ${developmentToken}: '${url}/v1/foods?query=cheddar'\n` +
+        `explore: ${url}/   API reference: ${url}/docs\n`,
+    );
+  } else if (!config.databaseUrl) {
+    // The first start printed a token once (only its hash is kept): say how to get another.
+    process.stderr.write(
+      `using ${config.dbPath}: the token printed when it was built is not shown again. Lost it? Create another:\n` +
+        `  npx foodlookup tokens create --name dev --db ${config.dbPath}\n`,
     );
   }
   return -1;

@@ -35,6 +35,11 @@ export interface Serving {
   readonly name: string;
   readonly scale: number;
   readonly type: ServingType;
+  /**
+   * The food's default serving (what an app offers first). Always present in responses: true
+   * on exactly one serving, the first unless the data names another. Optional on import.
+   */
+  readonly isDefault?: boolean;
 }
 
 export interface Upc {
@@ -67,6 +72,8 @@ export interface Food extends FoodContent {
   readonly brand: Brand;
   readonly category: Category;
   readonly tags: readonly Tag[];
+  /** The serving marked `isDefault` (issue 25: real clients read it). */
+  readonly defaultServing: Serving;
 }
 
 /** Records of the `catalog` import format (contract C4): references are ids. */

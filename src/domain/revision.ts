@@ -39,13 +39,39 @@ function canonicalStrings(list: readonly string[]): string {
   return `${out}]`;
 }
 
-function canonicalServings(servings: readonly Serving[]): string {
+/** The place of a food's default serving: the one marked `isDefault`, else the first. */
+export function defaultServingIndex(servings: readonly Serving[]): number {
+  const marked = servings.findIndex((s) => s.isDefault === true);
+  return marked === -1 ? 0 : marked;
+}
+
+/**
+ * The servings as the revision covers them: `isDefault` only where the data made another
+ * serving than the first the default, so the revisions of foods whose default is their first
+ * serving stayed what they were before servings had defaults.
+ */
+function canonicalServings(servings: readonly Serving[], defaultIndex: number): string {
   let out = '[';
   for (let i = 0; i < servings.length; i++) {
     const s = servings[i]!;
-    out += `${i > 0 ? ',' : ''}{"name":${json(s.name)},"scale":${json(s.scale)},"type":${json(s.type)}}`;
+    out += `${i > 0 ? ',' : ''}{${i === defaultIndex && i > 0 ? '"isDefault":true,' : ''}"name":${json(s.name)},"scale":${json(s.scale)},"type":${json(s.type)}}`;
   }
   return `${out}]`;
+}
+
+/** One serving as responses show it (service.md 2.1 member order, then `isDefault`). */
+function servingJson(s: Serving, isDefault: boolean): string {
+  return `{"name":${json(s.name)},"scale":${json(s.scale)},"type":${json(s.type)},"isDefault":${isDefault}}`;
+}
+
+/** The servings with `isDefault` on each, and the default one, as a food's stored body holds them. */
+export function servingsForBody(servings: readonly Serving[], defaultIndex = defaultServingIndex(servings)): {
+  servings: string;
+  defaultServing: string;
+} {
+  let out = '[';
+  for (let i = 0; i < servings.length; i++) out += (i > 0 ? ',' : '') + servingJson(servings[i]!, i === defaultIndex);
+  return { servings: `${out}]`, defaultServing: servingJson(servings[defaultIndex]!, true) };
 }
 
 function canonicalUpcs(upcs: Readonly<Record<string, Upc>>): string {
@@ -94,11 +120,16 @@ export interface CanonicalParts {
   readonly nutrients: string;
   readonly otherNames: string | undefined;
   readonly servings: string;
+  /** The servings as responses show them (with `isDefault`), and the default one. */
+  readonly bodyServings: string;
+  readonly defaultServing: string;
   readonly upcs: string;
 }
 
 export function canonicalParts(food: CatalogFood): CanonicalParts {
   const optional = <T>(value: T | undefined, write: (v: T) => string): string | undefined => (value === undefined ? undefined : write(value));
+  const defaultIndex = defaultServingIndex(food.servings);
+  const body = servingsForBody(food.servings, defaultIndex);
   return {
     description: optional(food.description, json),
     note: optional(food.note, json),
@@ -106,7 +137,9 @@ export function canonicalParts(food: CatalogFood): CanonicalParts {
     volume: optional(food.volume, json),
     nutrients: canonicalNutrients(food.nutrients),
     otherNames: optional(food.otherNames, canonicalStrings),
-    servings: canonicalServings(food.servings),
+    servings: canonicalServings(food.servings, defaultIndex),
+    bodyServings: body.servings,
+    defaultServing: body.defaultServing,
     upcs: canonicalUpcs(food.upcs),
   };
 }

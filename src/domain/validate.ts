@@ -90,15 +90,20 @@ export function checkTag(raw: unknown): Checked<CatalogTag> {
 
 function servings(raw: unknown): Serving[] {
   if (!Array.isArray(raw) || raw.length === 0) throw new Invalid('food.servings must be a list of at least one serving');
-  return raw.map((item, i) => {
+  const list = raw.map((item, i): Serving => {
     const what = `food.servings[${i}]`;
     const o = object(item, what);
     const type = o['type'];
     if (typeof type !== 'string' || !(SERVING_TYPES as readonly string[]).includes(type)) {
       throw new Invalid(`${what}.type must be one of mass, volume, serving`);
     }
-    return { name: name(o, 'name', what), scale: number(o['scale'], `${what}.scale`, { positive: true }), type: type as Serving['type'] };
+    const isDefault = o['isDefault'];
+    if (isDefault !== undefined && typeof isDefault !== 'boolean') throw new Invalid(`${what}.isDefault must be true or false`);
+    const serving = { name: name(o, 'name', what), scale: number(o['scale'], `${what}.scale`, { positive: true }), type: type as Serving['type'] };
+    return isDefault === true ? { ...serving, isDefault } : serving;
   });
+  if (list.filter((s) => s.isDefault === true).length > 1) throw new Invalid('food.servings: at most one serving may have isDefault true');
+  return list;
 }
 
 function upcs(raw: unknown, servingCount: number): Record<string, Upc> {

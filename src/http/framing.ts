@@ -1,5 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, errors } from '../errors.js';
 
@@ -119,7 +120,7 @@ export function frameworkError(error: FastifyError, _request: FastifyRequest, re
 
 function rawResponse(api: ApiError): string {
   const body = JSON.stringify(api.body());
-  return `HTTP/1.1 ${api.status} ${api.message}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+  return `HTTP/1.1 ${api.status} ${api.message}\r\nContent-Type: application/json; charset=utf-8\r\nX-Request-Id: ${randomUUID()}\r\n` +
     `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
 }
 

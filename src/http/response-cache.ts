@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CatalogState } from '../store/catalog-store.js';
 import { answerIfNotModified } from './caching.js';
+import { COMPRESS_MIN_BYTES, compressBody, negotiatedEncoding } from './compression.js';
 
 /** FNV-1a over the UTF-16 code units: a 32-bit fingerprint of a cache key. */
 function fingerprint(key: string): number {
@@ -26,6 +27,9 @@ export class ResponseCache {
   private bytes = 0;
   /** Fingerprints of requests seen once and not stored, oldest first. */
   private readonly seenOnce = new Set<number>();
+  /** Collection requests answered from the cache, and those that were not (metrics.ts reads them). */
+  hits = 0;
+  misses = 0;
 
   constructor(
     private readonly maxEntries = 10_000,
@@ -98,10 +102,33 @@ export async function sendCached(
   const build = body === undefined ? prepare() : undefined;
   if (answerIfNotModified(request, reply, state.lastModified, `c${state.version}`)) return reply;
   reply.type('application/json; charset=utf-8');
-  if (build === undefined) return reply.send(body);
+  if (build === undefined) {
+    cache.hits++;
+    return sendStored(cache, key, body!, request, reply);
+  }
+  cache.misses++;
   const text = await build();
+  // Not stored: sent as text, which @fastify/compress compresses when the client asks.
   if (!cache.admit(key)) return reply.send(text);
   body = Buffer.from(text);
   cache.set(key, body);
-  return reply.send(body);
+  return sendStored(cache, key, body, request, reply);
+}
+
+/**
+ * A stored body, compressed when the client asks and it is large enough: the compressed form is
+ * stored beside it on first use (its own entry, `key|encoding`), so a cached answer is
+ * compressed once, not once per request. Content-Encoding tells @fastify/compress to leave it.
+ */
+function sendStored(cache: ResponseCache, key: string, body: Buffer, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const accept = request.headers['accept-encoding'];
+  const encoding = accept === undefined || body.length < COMPRESS_MIN_BYTES ? undefined : negotiatedEncoding(accept);
+  if (encoding === undefined) return reply.send(body);
+  const packedKey = `${key}|${encoding}`;
+  let packed = cache.get(packedKey);
+  if (packed === undefined) {
+    packed = compressBody(body, encoding);
+    cache.set(packedKey, packed);
+  }
+  return reply.header('Content-Encoding', encoding).header('Vary', 'Accept-Encoding').send(packed);
 }

@@ -4,13 +4,15 @@ import type { Authenticator } from '../tokens/authenticator.js';
 import { errors } from '../errors.js';
 import { authHook } from './auth.js';
 import { receivedPath } from './errors.js';
-import { ResponseCache } from './response-cache.js';
+import type { ResponseCache } from './response-cache.js';
 import { foodRoutes } from './routes/foods.js';
 import { namedRecordRoutes } from './routes/named-records.js';
 
 export interface V1Options {
   readonly reader: CatalogReader;
   readonly auth: Authenticator;
+  /** Collection answers of this app (shared with /metrics, which reports its hits). */
+  readonly cache: ResponseCache;
 }
 
 /**
@@ -24,8 +26,7 @@ export function v1Routes(v1: FastifyInstance, options: V1Options, done: (error?:
   v1.setNotFoundHandler((request) => {
     throw errors.routeNotFound(receivedPath(request));
   });
-  const cache = new ResponseCache();
-  foodRoutes(v1, options.reader, cache);
-  namedRecordRoutes(v1, options.reader, cache);
+  foodRoutes(v1, options.reader, options.cache);
+  namedRecordRoutes(v1, options.reader, options.cache);
   done();
 }

@@ -76,7 +76,7 @@ function encodeFoodRow(row: FoodRow, out: Slot[]): void {
   out.push(
     row.foodId, row.revisionId, row.revisionGiven, row.contentHash, row.region, row.brand, row.category, row.tagsJson,
     row.name, row.nameKey, row.classification, row.classificationKey, row.classificationFold, row.otherNamesFold,
-    row.descriptionFold, row.body,
+    row.descriptionFold, row.body, row.upcKeys,
   );
 }
 
@@ -153,6 +153,7 @@ function decodeFoodRow(r: SlotReader): FoodRow {
     otherNamesFold: r.string(),
     descriptionFold: r.string(),
     body: r.string(),
+    upcKeys: r.string(),
   };
 }
 

@@ -17,10 +17,13 @@ export interface ImportOptions {
 }
 
 export interface ImportSummary {
+  /** Records of every kind (foods, brands, categories, tags). */
   readonly added: number;
   readonly changed: number;
   readonly unchanged: number;
   readonly skipped: number;
+  /** The foods among them: what an operator counts. */
+  readonly foods: { readonly added: number; readonly changed: number; readonly unchanged: number };
 }
 
 /** The import failed and changed nothing; the message names file, line and reason. */
@@ -55,6 +58,7 @@ export function runImportFromFiles(
 
 async function importItems(writer: CatalogWriter, items: AsyncIterable<ImportItem>, options: ImportOptions): Promise<ImportSummary> {
   const counts: Record<PutOutcome | 'skipped', number> = { added: 0, changed: 0, unchanged: 0, skipped: 0 };
+  const foods: Record<PutOutcome, number> = { added: 0, changed: 0, unchanged: 0 };
   const transaction = await writer.beginImport({ replace: options.replace });
   let seen = 0;
   const reject = (where: string, reason: string): void => {
@@ -77,7 +81,9 @@ async function importItems(writer: CatalogWriter, items: AsyncIterable<ImportIte
         continue;
       }
       try {
-        counts[await transaction.put(item)]++;
+        const outcome = await transaction.put(item);
+        counts[outcome]++;
+        if (item.kind === 'food' || item.kind === 'food-row') foods[outcome]++;
       } catch (error) {
         if (!(error instanceof RecordRejected)) throw error;
         reject(where, error.message);
@@ -90,7 +96,7 @@ async function importItems(writer: CatalogWriter, items: AsyncIterable<ImportIte
       throw new ImportFailed(`the catalogue would break these rules:\n  ${problems.join('\n  ')}`);
     }
     await transaction.commit();
-    return counts;
+    return { ...counts, foods };
   } catch (error) {
     await transaction.rollback();
     throw error;

@@ -53,7 +53,8 @@ const TAG = object({ id: leaf, name: leaf });
 const FOOD_FIELDS: Record<string, Schema> = {
   foodId: leaf, revisionId: leaf, region: leaf, brand: BRAND, category: CATEGORY, tags: TAG, name: leaf,
   otherNames: leaf, description: leaf, note: leaf, classification: leaf, mass: leaf, volume: leaf,
-  servings: object({ name: leaf, scale: leaf, type: leaf }),
+  servings: object({ name: leaf, scale: leaf, type: leaf, isDefault: leaf }),
+  defaultServing: object({ name: leaf, scale: leaf, type: leaf, isDefault: leaf }),
   upcs: { kind: 'map', value: object({ servingIndex: leaf, quantity: leaf }) },
   nutrients: { kind: 'map', keys: new Set(NUTRIENT_KEYS), value: leaf },
 };
@@ -69,7 +70,7 @@ const WRAPPERS: Readonly<Record<ResourceKind, readonly [single: string, plural: 
 const ALIASES: ReadonlyMap<string, readonly string[]> = new Map([
   ['$summary', ['revisionId', 'brand', 'name', 'classification']],
   ['$detailed', ['revisionId', 'foodId', 'brand', 'tags', 'name', 'otherNames', 'description', 'classification', 'note', 'mass',
-    'volume', 'servings', 'upcs', 'nutrients']],
+    'volume', 'servings', 'defaultServing', 'upcs', 'nutrients']],
 ]);
 
 // ---- parsing --------------------------------------------------------------------------

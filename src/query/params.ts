@@ -1,6 +1,7 @@
 import { errors } from '../errors.js';
 import { isRegion, type Region } from '../domain/regions.js';
 import type { Direction, IdFilter, ListFilter, MatchType, Ordering } from '../store/catalog-store.js';
+import { barcodeKeys } from '../domain/barcodes.js';
 import { ListSyntaxError, parseClassifications, parseIdFilter, parseIdList } from './id-lists.js';
 
 /** A parameter parser: raw text in, typed value out; throws a 400 naming the parameter. */
@@ -73,6 +74,20 @@ export const param = {
   idFilter: listParam<IdFilter>(parseIdFilter),
   idList: listParam<ListFilter>(parseIdList),
   classifications: listParam<ListFilter>(parseClassifications),
+
+  /** Comma-separated barcodes, as their lookup keys (domain/barcodes.ts); empty items are ignored. */
+  barcodes: ((raw, name) => {
+    const keys = new Set<string>();
+    for (const code of raw.split(',')) {
+      if (code.trim() === '') continue;
+      const found = barcodeKeys(code);
+      if (found === undefined) {
+        throw invalid(name, `'${code.length > 40 ? `${code.slice(0, 40)}…` : code}' is not a barcode: give 6 to 14 digits (EAN-13, UPC-A, UPC-E, EAN-8 or GTIN-14)`);
+      }
+      for (const key of found) keys.add(key);
+    }
+    return [...keys];
+  }) as Param<readonly string[]>,
 } as const;
 
 function listParam<T>(parse: (raw: string) => T): Param<T> {
@@ -101,7 +116,7 @@ export function parseParams<S extends ParamSpec>(query: RawQuery, spec: S): Pars
     if (raw === undefined) continue;
     if (typeof raw !== 'string') throw invalid(name, 'given more than once');
     if (raw === '' && (name === 'brands' || name === 'brand' || name === 'tags' || name === 'categories' ||
-      name === 'classifications' || name === 'parents')) continue;
+      name === 'classifications' || name === 'parents' || name === 'upcs' || name === 'upc')) continue;
     out[name] = parse(raw, name);
   }
   return out as Parsed<S>;

@@ -19,6 +19,8 @@ export const FOOD_PARAMS = {
   'grouping-order': param.ranking,
   'grouping-limit': param.positiveInteger,
   order: param.ranking,
+  upcs: param.barcodes,
+  upc: param.barcodes,
 } as const;
 
 export const BRAND_PARAMS = {
@@ -74,6 +76,7 @@ function present<T extends Record<string, unknown>>(members: T): { [K in keyof T
 export function foodListRequest(raw: RawQuery): ListRequest<FoodQuery> {
   const p = parseParams(raw, FOOD_PARAMS);
   if (p.brands && p.brand) throw errors.invalidParameter('brand', "give either 'brands' or 'brand', not both");
+  if (p.upcs && p.upc) throw errors.invalidParameter('upc', "give either 'upcs' or 'upc', not both");
   const match = textMatch(p.query, p['query-type']);
   const defaultOrder: Ordering = { field: match ? 'rank' : 'name', direction: 'asc' };
   const grouping = p.grouping
@@ -85,7 +88,7 @@ export function foodListRequest(raw: RawQuery): ListRequest<FoodQuery> {
     order: p.order ?? defaultOrder,
     ...present({
       match, grouping, region: p.region, brands: p.brands ?? p.brand, tags: p.tags, categories: p.categories,
-      classifications: p.classifications,
+      classifications: p.classifications, upcs: p.upcs ?? p.upc,
     }),
   };
   return { query, fields: fieldsOf(p.fields) };

@@ -37,6 +37,12 @@ export interface FoodFilters {
   readonly categories?: ListFilter;
   /** Classification strings, compared case-insensitively (already trimmed). */
   readonly classifications?: ListFilter;
+  /**
+   * Barcode lookup keys (domain/barcodes.ts barcodeKeys: 14-digit GTINs): foods carrying a
+   * barcode with any of these keys. A store indexes each food's keys (foodBarcodeKeys of its
+   * `upcs`) so this is a lookup, not a scan. An empty list matches no food.
+   */
+  readonly upcs?: readonly string[];
 }
 
 export interface Paging {
@@ -108,6 +114,14 @@ export interface CatalogState {
   readonly lastModified: number;
 }
 
+/** What a store reports of itself for readiness and metrics (GET /readyz, /metrics). */
+export interface CatalogHealth extends CatalogState {
+  /** Foods in the catalogue. */
+  readonly foods: number;
+  /** How long the import that last wrote the catalogue took, in seconds; undefined when unknown. */
+  readonly lastImportSeconds?: number;
+}
+
 /** A food found by the SOAP foodSearch: best first. */
 export interface NameSearchHit {
   readonly id: string;
@@ -131,6 +145,12 @@ export interface CatalogReader {
    * server pays it before it listens.
    */
   warm(): Promise<void>;
+  /**
+   * A real round trip to the store (GET /readyz: ready when it answers; /metrics): rejects, or
+   * never settles, when the store cannot answer; the caller bounds the wait. Cheap enough to be
+   * called every few seconds: counts may be kept per catalogue version.
+   */
+  health(): Promise<CatalogHealth>;
   /** A food by its foodId or by its current revisionId (case-insensitive). */
   food(idOrRevision: string): Promise<Stamped<Food> | undefined>;
   /**

@@ -2,6 +2,7 @@ import type { CatalogFood } from '../domain/records.js';
 import type { Region } from '../domain/regions.js';
 import { canonicalParts, deriveRevisionId, member, type CanonicalParts } from '../domain/revision.js';
 import { fold } from '../domain/text.js';
+import { foodBarcodeKeys } from '../domain/barcodes.js';
 
 /**
  * What a store writes for a food, as far as it needs no database: the content hash, the body
@@ -35,6 +36,8 @@ export interface FoodRow {
   readonly descriptionFold: string;
   /** The columns that are not looked up by id: one JSON text (foodBody). */
   readonly body: string;
+  /** The lookup keys of the food's barcodes (domain/barcodes.ts), comma-separated; '' when none. */
+  readonly upcKeys: string;
 }
 
 /**
@@ -45,7 +48,8 @@ export interface FoodRow {
  */
 export function foodBody(parts: CanonicalParts): string {
   const body = member('otherNames', parts.otherNames) + member('description', parts.description) + member('note', parts.note) +
-    member('mass', parts.mass) + member('volume', parts.volume) + member('servings', parts.servings) + member('upcs', parts.upcs) +
+    member('mass', parts.mass) + member('volume', parts.volume) + member('servings', parts.bodyServings) + member('defaultServing', parts.defaultServing) +
+    member('upcs', parts.upcs) +
     member('nutrients', parts.nutrients);
   return `{${body.slice(1)}}`;
 }
@@ -80,5 +84,6 @@ export function foodRow(food: CatalogFood): FoodRow {
     otherNamesFold: texts.otherNames,
     descriptionFold: texts.description,
     body: foodBody(parts),
+    upcKeys: foodBarcodeKeys(Object.keys(food.upcs)).join(','),
   };
 }

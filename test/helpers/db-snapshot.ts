@@ -7,9 +7,10 @@ import Database from 'better-sqlite3';
 export function snapshot(path: string): string {
   const db = new Database(path, { readonly: true });
   try {
-    const tables = ['meta', 'brands', 'categories', 'category_closure', 'tags', 'foods', 'food_tags'];
+    const tables = ['meta', 'brands', 'categories', 'category_closure', 'tags', 'foods', 'food_tags', 'food_upcs'];
     const out: Record<string, unknown[]> = {};
-    for (const table of tables) out[table] = db.prepare(`SELECT * FROM ${table} ORDER BY 1, 2`).all();
+    // How long an import took is not what it wrote.
+    for (const table of tables) out[table] = db.prepare(`SELECT * FROM ${table} ${table === 'meta' ? "WHERE key <> 'last_import_seconds'" : ''} ORDER BY 1, 2`).all();
     out['fts'] = db.prepare("SELECT count(*) AS n FROM foods_fts WHERE foods_fts MATCH 'cheese'").all();
     return JSON.stringify(out);
   } finally {

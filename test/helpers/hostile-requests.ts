@@ -113,7 +113,7 @@ const pathArb: fc.Arbitrary<string> = fc.oneof(
   { weight: 6, arbitrary: routePath },
   { weight: 3, arbitrary: fc.tuple(fc.constantFrom('v1', 'V1', '%761', 'v%31', '%76%31'), fc.array(segment, { maxLength: 3 })).map(([v, rest]) => `/${[v, ...rest].join('/')}`) },
   { weight: 1, arbitrary: fc.array(segment, { minLength: 1, maxLength: 4 }).map((parts) => `/${parts.join('/')}`) },
-  { weight: 1, arbitrary: fc.constantFrom('/healthz', '/soap/1.2', '/', '//v1/foods', '/v1/', '/v1', '*', 'v1/foods', '/v1//foods', '/v1/foods/') },
+  { weight: 1, arbitrary: fc.constantFrom('/healthz', '/readyz', '/openapi.json', '/docs', '/explorer.js', '/soap/1.2', '/', '//v1/foods', '/v1/', '/v1', '*', 'v1/foods', '/v1//foods', '/v1/foods/') },
 );
 
 const uuidItem: fc.Arbitrary<string> = fc.oneof(

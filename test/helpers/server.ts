@@ -3,6 +3,7 @@ import { loadConfig } from '../../src/config.js';
 import { CLI, ROOT } from './paths.js';
 import type { RunAs } from './cli.js';
 import { startServer, type RunningServer } from '../../src/server.js';
+import { checkResponse } from './openapi.js';
 
 export const TEST_TOKEN = 'test-token-0123456789';
 
@@ -30,11 +31,14 @@ export function basic(token: string): string {
 export async function startTestServer(db: string, env: Record<string, string> = {}, options: { host?: string } = {}): Promise<TestServer> {
   const config = loadConfig({ db, port: '0', host: options.host ?? '127.0.0.1' }, { FOODLOOKUP_TOKENS: TEST_TOKEN, LOG_LEVEL: 'silent', ...env });
   const server = await startServer(config, { handleSignals: false });
-  const doFetch = (path: string, init: RequestInit & { token?: string | null } = {}): Promise<Response> => {
+  const doFetch = async (path: string, init: RequestInit & { token?: string | null } = {}): Promise<Response> => {
     const { token = TEST_TOKEN, ...rest } = init;
     const headers = new Headers(rest.headers);
     if (token !== null && !headers.has('authorization')) headers.set('authorization', basic(token));
-    return fetch(server.url + path, { ...rest, headers });
+    const response = await fetch(server.url + path, { ...rest, headers });
+    // Every answer a test receives must be what the published OpenAPI document says.
+    checkResponse(rest.method ?? 'GET', path, response.status, response.headers.get('content-type'), await response.clone().text());
+    return response;
   };
   return {
     ...server,

@@ -57,9 +57,14 @@ function assertSame(a: string, b: string): void {
 
 /** The summary the CLI printed, as runImport returns it. */
 function printed(result: CliResult): ImportSummary {
-  const match = /imported: (\d+) added, (\d+) changed, (\d+) unchanged, (\d+) skipped/.exec(result.stdout);
+  const match = /imported \d+ foods?: (\d+) added, (\d+) changed, (\d+) unchanged, (\d+) skipped; brands, categories and tags: (\d+) added, (\d+) changed, (\d+) unchanged/
+    .exec(result.stdout);
   assert.ok(match, result.stdout + result.stderr);
-  return { added: Number(match[1]), changed: Number(match[2]), unchanged: Number(match[3]), skipped: Number(match[4]) };
+  const [foodsAdded, foodsChanged, foodsUnchanged, skipped, othersAdded, othersChanged, othersUnchanged] = match.slice(1).map(Number) as [number, number, number, number, number, number, number];
+  return {
+    added: foodsAdded + othersAdded, changed: foodsChanged + othersChanged, unchanged: foodsUnchanged + othersUnchanged, skipped,
+    foods: { added: foodsAdded, changed: foodsChanged, unchanged: foodsUnchanged },
+  };
 }
 
 interface InThread {

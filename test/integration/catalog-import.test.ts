@@ -61,14 +61,14 @@ describe('import catalog', () => {
   test('a first import adds every record and prints the summary line', async () => {
     const fresh = join(dir, 'fresh.db');
     const result = await importInto(fresh, 'catalog', [fixturePath('catalog.json')]);
-    assert.match(result.stdout, /^imported: 22 added, 0 changed, 0 unchanged, 0 skipped in \d+\.\d s$/m);
+    assert.match(result.stdout, /^imported 7 foods: 7 added, 0 changed, 0 unchanged, 0 skipped; brands, categories and tags: 15 added, 0 changed, 0 unchanged; in \d+\.\d s$/m);
   });
 
   test('re-importing the same data changes nothing, not even Last-Modified', async () => {
     const target = scratchDb('reimport.db');
     const before = snapshot(target);
     const result = await importInto(target, 'catalog', [fixturePath('catalog.json')]);
-    assert.match(result.stdout, /imported: 0 added, 0 changed, 22 unchanged, 0 skipped/);
+    assert.match(result.stdout, /imported 7 foods: 0 added, 0 changed, 7 unchanged, 0 skipped; brands, categories and tags: 0 added, 0 changed, 15 unchanged;/);
     assert.equal(snapshot(target), before);
   });
 
@@ -98,7 +98,7 @@ describe('import catalog', () => {
     const catalog = fixtureCatalog();
     (catalog.foods[0] as { nutrients: Record<string, number> }).nutrients['fiber'] = 0.5;
     const result = await importInto(target, 'catalog', [writeCatalog('changed.json', catalog)]);
-    assert.match(result.stdout, /0 added, 1 changed, 21 unchanged/);
+    assert.match(result.stdout, /imported 7 foods: 0 added, 1 changed, 6 unchanged, 0 skipped; brands, categories and tags: 0 added, 0 changed, 15 unchanged;/);
     const again = await startTestServer(target);
     try {
       const food = ((await again.get(`/v1/foods/${IDS.sharp}`)).body as { food: { foodId: string; revisionId: string } }).food;
@@ -132,7 +132,7 @@ describe('import catalog', () => {
     catalog.categories = catalog.categories.filter((c) => c.id !== IDS.bakery);
     const target = scratchDb('replace.db');
     const result = await importInto(target, 'catalog', [writeCatalog('smaller.json', catalog)], ['--replace']);
-    assert.match(result.stdout, /0 added, 0 changed, 19 unchanged/);
+    assert.match(result.stdout, /imported 6 foods: 0 added, 0 changed, 6 unchanged, 0 skipped; brands, categories and tags: 0 added, 0 changed, 13 unchanged;/);
     const server = await startTestServer(target);
     try {
       assert.equal((await server.get(`/v1/foods/${IDS.creme}`)).status, 404);
@@ -175,7 +175,7 @@ describe('import catalog', () => {
     const target = join(dir, 'skip.db');
     const result = await runCli(['import', 'catalog', path, '--db', target, '--skip-invalid']);
     assert.equal(result.code, 0, result.stderr);
-    assert.match(result.stdout, /22 added, 0 changed, 0 unchanged, 2 skipped/);
+    assert.match(result.stdout, /imported 7 foods: 7 added, 0 changed, 0 unchanged, 2 skipped; brands, categories and tags: 15 added, 0 changed, 0 unchanged;/);
     assert.match(result.stderr, /skipped some-bad\.jsonl:23: not valid JSON/);
     assert.match(result.stderr, /skipped some-bad\.jsonl:24: food\.nutrients\.fat must be ≥ 0, got -1/);
   });

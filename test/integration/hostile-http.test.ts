@@ -43,10 +43,17 @@ async function send(request: HostileRequest, auth?: readonly string[]): Promise<
   return { response: responses[0], wire, ended, rest };
 }
 
-/** Answers that carry no catalogue data: the liveness answer and the WSDL. */
+/**
+ * Answers that carry no catalogue data: the liveness and readiness answers, the WSDL, and the
+ * public pages (the explorer at `/`, which `*` and an absolute-form target without a path
+ * reach too, the docs page and its assets, the OpenAPI document).
+ */
 function isPublic(response: RawResponse): boolean {
-  return response.body === '{"status":"ok"}' ||
-    ((response.headers.get('content-type') ?? '').startsWith('text/xml') && response.body.includes('<wsdl:definitions'));
+  const type = response.headers.get('content-type') ?? '';
+  return response.body === '{"status":"ok"}' || response.body.startsWith('{"status":"ready"') ||
+    (type.startsWith('text/xml') && response.body.includes('<wsdl:definitions')) ||
+    /^(text\/html|text\/css|text\/javascript|image\/png)/.test(type) ||
+    (type.startsWith('application/json') && response.body.startsWith('{"openapi":"3.1'));
 }
 
 /** The contract's invariants on one answer; returns what was violated (empty when none). */

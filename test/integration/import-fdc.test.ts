@@ -56,7 +56,7 @@ describe('import fdc: the real Foundation Foods slice (April 2023)', () => {
 
   test('30 foundation foods; the 11 support rows of food.csv are reported per data type, not imported', async () => {
     // 30 foods, 17 food-group categories and 2 tags (Raw, Frozen) in use.
-    assert.match(summary.stdout, /imported: 49 added, 0 changed, 0 unchanged, 3 skipped/);
+    assert.match(summary.stdout, /imported 30 foods: 30 added, 0 changed, 0 unchanged, 3 skipped; brands, categories and tags: 19 added, 0 changed, 0 unchanged;/);
     assert.match(summary.stderr, /skipped food\.csv: 3 sample_food rows left out/);
     assert.match(summary.stderr, /skipped food\.csv: 4 market_acquisition rows left out/);
     assert.match(summary.stderr, /skipped food\.csv: 4 sub_sample_food rows left out/);
@@ -76,9 +76,9 @@ describe('import fdc: the real Foundation Foods slice (April 2023)', () => {
     assert.equal(food.mass, 100);
     // food_portion rows 187498/187499: 1.0 × unit 1050 (slice), modifier regular/thin, 21.9 g / 10.9 g.
     assert.deepEqual(food.servings, [
-      { name: '100 g', scale: 1, type: 'mass' },
-      { name: '1 slice, regular', scale: 0.219, type: 'mass' },
-      { name: '1 slice, thin', scale: 0.109, type: 'mass' },
+      { name: '100 g', scale: 1, type: 'mass', isDefault: true },
+      { name: '1 slice, regular', scale: 0.219, type: 'mass', isDefault: false },
+      { name: '1 slice, thin', scale: 0.109, type: 'mass', isDefault: false },
     ]);
     // food_nutrient rows: 208 Energy 393.0 KCAL (also 268: 1640 kJ, 957/958: 393), 203 protein 27.0 G,
     // 204 fat 31.0, 205 carbs 1.44, 269.3 sugars 0.0, 606 sat 18.2, 605 trans 0.993, 645 mono 7.26,
@@ -102,7 +102,7 @@ describe('import fdc: the real Foundation Foods slice (April 2023)', () => {
     assert.equal(food.nutrients['vitaminC'], 0);
     assert.equal(food.nutrients['sugar'], 0.34);
     assert.equal(food.nutrients['energy'], 958.136); // 229 kcal × 4.184
-    assert.deepEqual(food.servings[1], { name: '2 tablespoon', scale: 0.339, type: 'mass' });
+    assert.deepEqual(food.servings[1], { name: '2 tablespoon', scale: 0.339, type: 'mass', isDefault: false });
   });
 
   test('Oil, olive, extra virgin (fdc 748608): only what the source measured, nothing made up', async () => {
@@ -110,7 +110,7 @@ describe('import fdc: the real Foundation Foods slice (April 2023)', () => {
     assert.ok(food);
     // The slice holds 4 of our numbers for it: 606 15.4, 645 69.2, 646 9.07, 851 ALA 0.651 G.
     assert.deepEqual(food.nutrients, { satFat: 15.4, monoUnsatFat: 69.2, polyUnsatFat: 9.07, omega3Fat: 651 });
-    assert.deepEqual(food.servings[1], { name: '100 milliliter', scale: 0.907, type: 'mass' });
+    assert.deepEqual(food.servings[1], { name: '100 milliliter', scale: 0.907, type: 'mass', isDefault: false });
   });
 
   test('tags come from the description words, with the usda-sr vocabulary', async () => {
@@ -122,7 +122,7 @@ describe('import fdc: the real Foundation Foods slice (April 2023)', () => {
   test('importing the same download again changes nothing', async () => {
     const before = snapshot(db());
     const again = await importInto(db(), 'fdc', [FOUNDATION]);
-    assert.match(again.stdout, /imported: 0 added, 0 changed, 49 unchanged, 3 skipped/);
+    assert.match(again.stdout, /imported 30 foods: 0 added, 0 changed, 30 unchanged, 3 skipped; brands, categories and tags: 0 added, 0 changed, 19 unchanged;/);
     assert.equal(snapshot(db()), before);
   });
 });
@@ -217,7 +217,7 @@ describe('import fdc: Branded Foods rows (a pandas re-save: quotes only where ne
     assert.equal(food.brand.name, 'Kellogg Company US');
     assert.deepEqual(food.category.hierarchy.map((c) => c.name), ['Branded foods', 'Biscuits/Cookies (Shelf Stable)']);
     assert.equal(food.classification, 'Biscuits/Cookies (Shelf Stable)');
-    assert.deepEqual(food.servings, [{ name: '100 g', scale: 1, type: 'mass' }, { name: '1 Pouch (42 g)', scale: 0.42, type: 'mass' }]);
+    assert.deepEqual(food.servings, [{ name: '100 g', scale: 1, type: 'mass', isDefault: true }, { name: '1 Pouch (42 g)', scale: 0.42, type: 'mass', isDefault: false }]);
     assert.deepEqual(food.upcs, { '00024100122615': { servingIndex: 1, quantity: 1 } });
     assert.equal(food.description?.length, 374);
     assert.match(food.description ?? '', /^INGREDIENTS|^[A-Z]/);
@@ -228,7 +228,7 @@ describe('import fdc: Branded Foods rows (a pandas re-save: quotes only where ne
     assert.ok(food);
     assert.equal(food.volume, 100);
     assert.equal(food.mass, undefined);
-    assert.deepEqual(food.servings, [{ name: '100 mL', scale: 1, type: 'volume' }, { name: '360 mL', scale: 3.6, type: 'volume' }]);
+    assert.deepEqual(food.servings, [{ name: '100 mL', scale: 1, type: 'volume', isDefault: true }, { name: '360 mL', scale: 3.6, type: 'volume', isDefault: false }]);
     assert.deepEqual(food.category.hierarchy.map((c) => c.name), ['Branded foods', 'Soda']);
   });
 
@@ -237,7 +237,7 @@ describe('import fdc: Branded Foods rows (a pandas re-save: quotes only where ne
     const [food] = await allFoods(server, '&query=346506');
     assert.ok(food);
     assert.equal(food.brand.name, 'Conagra Brands');
-    assert.deepEqual(food.servings[1], { name: '1 Meal (369g)', scale: 3.69, type: 'mass' });
+    assert.deepEqual(food.servings[1], { name: '1 Meal (369g)', scale: 3.69, type: 'mass', isDefault: false });
     assert.deepEqual(food.category.hierarchy.map((c) => c.name), ['Branded foods', 'Other branded foods']);
   });
 

@@ -10,6 +10,14 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { GENERIC_BRAND_IDS } from '../../src/domain/regions.js';
 import { readCsv } from '../../src/importers/csv-rows.js';
 
+/** The summary line's counts of every kind together (foods, brands, categories, tags), as `imported: A added, …`. */
+function totals(stdout: string): string {
+  const n = /imported \d+ foods?: (\d+) added, (\d+) changed, (\d+) unchanged, (\d+) skipped; brands, categories and tags: (\d+) added, (\d+) changed, (\d+) unchanged/
+    .exec(stdout)?.slice(1).map(Number);
+  assert.ok(n, stdout);
+  return `imported: ${n[0]! + n[4]!} added, ${n[1]! + n[5]!} changed, ${n[2]! + n[6]!} unchanged, ${n[3]!} skipped`;
+}
+
 const AUSNUT = fixturePath('au-fsanz/ausnut-2011-13-food-nutrient-database.csv');
 /** The AUSNUT sample served; its temporary directory holds every other database of this file too. */
 const ausnut = importedServer('ausnut', [AUSNUT]);
@@ -41,7 +49,7 @@ async function foodNamed(from: TestServer, name: string): Promise<ApiFood> {
 
 describe('import ausnut: the real AUSNUT 2011-13 sample', () => {
   test('120 foods and their 181 categories (21 major, 64 sub-major, 96 minor groups); no brand record', async () => {
-    assert.match(ausnut.imported.stdout, /imported: 301 added, 0 changed, 0 unchanged, 0 skipped/);
+    assert.match(ausnut.imported.stdout, /imported 120 foods: 120 added, 0 changed, 0 unchanged, 0 skipped; brands, categories and tags: 181 added, 0 changed, 0 unchanged;/);
     const total = async (path: string): Promise<number> => ((await ausnut.server.get(path)).body as { metadata: { total: number } }).metadata.total;
     assert.equal(await total('/v1/foods?region=au&limit=1'), 120);
     assert.equal(await total('/v1/categories?region=au&limit=1'), 181);
@@ -64,7 +72,7 @@ describe('import ausnut: the real AUSNUT 2011-13 sample', () => {
     });
     assert.equal(food.mass, 100);
     assert.equal(food.volume, undefined);
-    assert.deepEqual(food.servings, [{ name: '100 g', scale: 1, type: 'mass' }]);
+    assert.deepEqual(food.servings, [{ name: '100 g', scale: 1, type: 'mass', isDefault: true }]);
     assert.deepEqual(food.category.hierarchy.map((h) => h.name), ['Non-alcoholic beverages', 'Group 111', 'Group 11102']);
     assert.equal(food.category.isLeaf, true);
     assert.equal(food.classification, 'Chai latte');
@@ -101,7 +109,7 @@ describe('import ausnut: the real AUSNUT 2011-13 sample', () => {
 
   test('re-importing changes nothing', async () => {
     const again = await importInto(join(ausnut.dir, 'ausnut.db'), 'ausnut', [AUSNUT]);
-    assert.match(again.stdout, /imported: 0 added, 0 changed, 301 unchanged, 0 skipped/);
+    assert.match(totals(again.stdout), /imported: 0 added, 0 changed, 301 unchanged, 0 skipped/);
   });
 
   test('a text in a number column fails with file:line and changes nothing; --skip-invalid imports the rest', async () => {
@@ -122,7 +130,7 @@ describe('import ausnut: the real AUSNUT 2011-13 sample', () => {
 
     // Chai latte alone used Group 111 and Group 11102: 118 foods and 179 categories remain.
     const skipped = await importInto(join(ausnut.dir, 'skip.db'), 'ausnut', [bad], ['--skip-invalid']);
-    assert.match(skipped.stdout, /imported: 297 added, 0 changed, 0 unchanged, 2 skipped/);
+    assert.match(totals(skipped.stdout), /imported: 297 added, 0 changed, 0 unchanged, 2 skipped/);
     assert.match(skipped.stderr, /skipped bad\.csv:5: Food ID 01B10489: protein \(g\): not a number: 'abc'/);
     assert.match(skipped.stderr, /skipped bad\.csv:9: expected 57 fields, found 2/);
   });
@@ -166,8 +174,8 @@ describe('import afcd: the real AFCD Release 2 sample', () => {
   });
 
   test('136 foods (104 per 100 g, 32 per 100 mL) and 180 categories, from the workbook and from its CSVs', async () => {
-    assert.match(results['xlsx']!.stdout, /imported: 316 added, 0 changed, 0 unchanged, 0 skipped/);
-    assert.match(results['csv']!.stdout, /imported: 316 added, 0 changed, 0 unchanged, 0 skipped/);
+    assert.match(totals(results['xlsx']!.stdout), /imported: 316 added, 0 changed, 0 unchanged, 0 skipped/);
+    assert.match(totals(results['csv']!.stdout), /imported: 316 added, 0 changed, 0 unchanged, 0 skipped/);
     const foods = await allFoods(fromXlsx);
     assert.equal(foods.length, 136);
     assert.equal(foods.filter((f) => f.mass === 100 && f.volume === undefined).length, 104);
@@ -180,7 +188,7 @@ describe('import afcd: the real AFCD Release 2 sample', () => {
     assert.equal(categories.length, 180);
     assert.deepEqual(await all<unknown>(fromCsv, 'categories'), categories);
     const again = await importInto(join(ausnut.dir, 'afcd-csv.db'), 'afcd', [XLSX]);
-    assert.match(again.stdout, /imported: 0 added, 0 changed, 316 unchanged, 0 skipped/);
+    assert.match(totals(again.stdout), /imported: 0 added, 0 changed, 316 unchanged, 0 skipped/);
   });
 
   test('Cardamom, value by value against its row (solids sheet row 2, CSV line 156)', async () => {
@@ -194,7 +202,7 @@ describe('import afcd: the real AFCD Release 2 sample', () => {
       vitaminA: 36.666667, vitaminC: 21, calcium: 383, iron: 13.97, potassium: 1119, sodium: 18, caffeine: 0, cholesterol: 0,
       satFat: 2.2, monoUnsatFat: 2.81, polyUnsatFat: 1.39, omega3Fat: 390, transFat: 0,
     });
-    assert.deepEqual(food.servings, [{ name: '100 g', scale: 1, type: 'mass' }]);
+    assert.deepEqual(food.servings, [{ name: '100 g', scale: 1, type: 'mass', isDefault: true }]);
     assert.deepEqual(food.category.hierarchy.map((h) => h.name), ['Miscellaneous', 'Group 313', 'Group 31302']);
     assert.equal(food.classification, 'Cardamom seed');
   });
@@ -218,7 +226,7 @@ describe('import afcd: the real AFCD Release 2 sample', () => {
     const food = await foodNamed(fromXlsx, 'Wine, red, shiraz');
     assert.equal(food.volume, 100);
     assert.equal(food.mass, undefined);
-    assert.deepEqual(food.servings, [{ name: '100 mL', scale: 1, type: 'volume' }]);
+    assert.deepEqual(food.servings, [{ name: '100 mL', scale: 1, type: 'volume', isDefault: true }]);
     const n = food.nutrients;
     assert.deepEqual([n['energy'], n['protein'], n['fat'], n['alcohol'], n['sodium'], n['potassium'], n['iron']], [338, 0.2, 0, 11.4, 7, 114, 0.18]);
     assert.deepEqual(food.category.hierarchy.map((h) => h.name), ['Alcoholic beverages', 'Group 292', 'Group 29201']);
@@ -238,7 +246,7 @@ describe('import afcd: the real AFCD Release 2 sample', () => {
     await importInto(db, 'ausnut', [AUSNUT]);
     const both = await importInto(db, 'afcd', [XLSX]);
     // 136 foods + the 85 categories AUSNUT's sample does not use; the other 95 are AUSNUT's, unchanged.
-    assert.match(both.stdout, /imported: 221 added, 0 changed, 95 unchanged, 0 skipped/);
+    assert.match(totals(both.stdout), /imported: 221 added, 0 changed, 95 unchanged, 0 skipped/);
   });
 
   test('a food in both sheets is one food per 100 g with a 100 mL serving from its density', async () => {
@@ -257,13 +265,13 @@ describe('import afcd: the real AFCD Release 2 sample', () => {
     writeFileSync(file, `${readFileSync(LIQUIDS, 'utf8')}${csvLine(row)}\r\n`);
     const db = join(ausnut.dir, 'merged.db');
     const result = await importInto(db, 'afcd', [SOLIDS, file]);
-    assert.match(result.stdout, /imported: 316 added, 0 changed, 0 unchanged, 0 skipped/, 'still 136 foods');
+    assert.match(totals(result.stdout), /imported: 316 added, 0 changed, 0 unchanged, 0 skipped/, 'still 136 foods');
     const merged = await startTestServer(db);
     try {
       const food = await foodNamed(merged, 'Wine, white, sauvignon blanc');
       assert.equal(food.mass, 100);
       assert.equal(food.volume, 101.01, 'the millilitres that weigh 100 g');
-      assert.deepEqual(food.servings, [{ name: '100 g', scale: 1, type: 'mass' }, { name: '100 mL', scale: 0.99, type: 'volume' }]);
+      assert.deepEqual(food.servings, [{ name: '100 g', scale: 1, type: 'mass', isDefault: true }, { name: '100 mL', scale: 0.99, type: 'volume', isDefault: false }]);
       assert.equal(food.nutrients['energy'], 296, 'nutrients stay per 100 g');
       assert.equal(food.nutrients['alcohol'], 9.9);
     } finally {
@@ -285,7 +293,7 @@ describe('import afcd: the real AFCD Release 2 sample', () => {
     assert.match(failed.stderr, /bad-solids\.csv:156: Public Food Key F002258: protein \(g\): not a number: 'ten'/);
     assert.equal(snapshot(db), before, 'the database changed');
     const skipped = await importInto(join(ausnut.dir, 'afcd-skip.db'), 'afcd', [bad, LIQUIDS], ['--skip-invalid']);
-    assert.match(skipped.stdout, /imported: 315 added, 0 changed, 0 unchanged, 1 skipped/);
+    assert.match(totals(skipped.stdout), /imported: 315 added, 0 changed, 0 unchanged, 1 skipped/);
   });
 
   test('the same food twice is refused, naming both places (the workbook by sheet and row)', async () => {
@@ -293,6 +301,6 @@ describe('import afcd: the real AFCD Release 2 sample', () => {
     assert.equal(failed.code, 1);
     assert.match(failed.stderr, new RegExp(`solids-per-100g\\.trimmed\\.csv:156: Public Food Key F002258 is also in ${SOLIDS_SHEET.replace(/[.&]/g, '\\$&')} row 2`));
     const skipped = await importInto(join(ausnut.dir, 'twice.db'), 'afcd', [XLSX, SOLIDS], ['--skip-invalid']);
-    assert.match(skipped.stdout, /imported: 316 added, 0 changed, 0 unchanged, 104 skipped/);
+    assert.match(totals(skipped.stdout), /imported: 316 added, 0 changed, 0 unchanged, 104 skipped/);
   });
 });

@@ -41,7 +41,7 @@ async function byBarcode(code: string, region: 'au' | 'us'): Promise<ApiFood> {
 
 describe('import off: the real Open Food Facts samples', () => {
   test('products sold in au or us become foods; the others are skipped with a reason, not failed', () => {
-    assert.match(summary.stdout, /imported: \d+ added, 0 changed, 0 unchanged, 4 skipped/);
+    assert.match(summary.stdout, /imported \d+ foods: \d+ added, 0 changed, 0 unchanged, 4 skipped;/);
     assert.match(summary.stderr, /skipped products\.csv:2: product 0000101209159 is not sold in Australia or the United States \(en:france\)/);
     assert.match(summary.stderr, /skipped products-dump-1-record\.jsonl:1: product 0000000000 is not sold in Australia or the United States \(en:germany,en:italy\)/);
   });
@@ -68,7 +68,7 @@ describe('import off: the real Open Food Facts samples', () => {
     assert.equal(food.nutrients['netCarbs'], 12.5);
     assert.equal('vitaminA' in food.nutrients, false, 'retinol equivalents have no exact IU value');
     assert.equal('alcohol' in food.nutrients, false, "OFF's alcohol is % vol");
-    assert.deepEqual(food.servings, [{ name: '100 g', scale: 1, type: 'mass' }, { name: '2 tbsp. (32 g)', scale: 0.32, type: 'mass' }]);
+    assert.deepEqual(food.servings, [{ name: '100 g', scale: 1, type: 'mass', isDefault: true }, { name: '2 tbsp. (32 g)', scale: 0.32, type: 'mass', isDefault: false }]);
     assert.deepEqual(food.upcs, { '00014885': { servingIndex: 1, quantity: 1 } });
     assert.deepEqual(food.tags.map((t) => t.name), ['Kosher', 'Orthodox union kosher']);
     assert.deepEqual(food.category.hierarchy.map((h) => h.name),
@@ -81,7 +81,7 @@ describe('import off: the real Open Food Facts samples', () => {
     const food = await byBarcode('0009542009984', 'au');
     assert.equal(food.name, 'SUPREME DARK 90% COCOA');
     assert.equal(food.brand.name, 'Lindt Excellence');
-    assert.deepEqual(food.servings[1], { name: '1 serving (20 g)', scale: 0.2, type: 'mass' });
+    assert.deepEqual(food.servings[1], { name: '1 serving (20 g)', scale: 0.2, type: 'mass', isDefault: false });
     assert.deepEqual(food.nutrients, {}, 'the row has no nutrient values: none are invented');
   });
 
@@ -94,7 +94,7 @@ describe('import off: the real Open Food Facts samples', () => {
     const copy = join(dir, 'again.db');
     await importInto(copy, 'off', [CSV]);
     const again = await importInto(copy, 'off', [CSV]);
-    assert.match(again.stdout, /0 added, 0 changed, \d+ unchanged, 3 skipped/);
+    assert.match(again.stdout, /imported \d+ foods: 0 added, 0 changed, \d+ unchanged, 3 skipped; brands, categories and tags: 0 added, 0 changed, \d+ unchanged;/);
   });
 
   test('a malformed row is reported with file and line; --skip-invalid imports the rest', async () => {

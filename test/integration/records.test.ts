@@ -33,16 +33,17 @@ describe('single records', () => {
       classification: 'Cheese, cheddar',
       mass: 100,
       servings: [
-        { name: '100 g', scale: 1, type: 'mass' },
-        { name: '1 slice', scale: 0.28, type: 'mass' },
-        { name: '1 cup, shredded', scale: 1.13, type: 'mass' },
+        { name: '100 g', scale: 1, type: 'mass', isDefault: true },
+        { name: '1 slice', scale: 0.28, type: 'mass', isDefault: false },
+        { name: '1 cup, shredded', scale: 1.13, type: 'mass', isDefault: false },
       ],
+      defaultServing: { name: '100 g', scale: 1, type: 'mass', isDefault: true },
       upcs: { '012345678905': { servingIndex: 1, quantity: 10 } },
       nutrients: { energy: 1686, fat: 33.1, satFat: 18.9, protein: 24.9, sodium: 621, calcium: 721, cholesterol: 105, totalCarbs: 1.3 },
     });
     assert.deepEqual(Object.keys(food), [
       'foodId', 'revisionId', 'region', 'brand', 'category', 'tags', 'name', 'otherNames', 'description', 'note',
-      'classification', 'mass', 'servings', 'upcs', 'nutrients',
+      'classification', 'mass', 'servings', 'defaultServing', 'upcs', 'nutrients',
     ]);
   });
 
@@ -207,8 +208,8 @@ describe('partial responses on single records', () => {
     assert.deepEqual(Object.keys(summary.food).sort(), ['brand', 'classification', 'name', 'revisionId']);
     const detailed = (await food('$detailed,category/name')).body as { food: Record<string, unknown> };
     assert.deepEqual(Object.keys(detailed.food).sort(), [
-      'brand', 'category', 'classification', 'description', 'foodId', 'mass', 'name', 'note', 'nutrients', 'otherNames',
-      'revisionId', 'servings', 'tags', 'upcs',
+      'brand', 'category', 'classification', 'defaultServing', 'description', 'foodId', 'mass', 'name', 'note', 'nutrients',
+      'otherNames', 'revisionId', 'servings', 'tags', 'upcs',
     ]);
     assert.deepEqual(detailed.food['category'], { name: 'Hard cheese' });
   });

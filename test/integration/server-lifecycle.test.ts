@@ -60,6 +60,7 @@ describe('unexpected failures', () => {
       assert.equal(body.message, 'Internal Server Error');
       const id = /^Request id: ([0-9a-f-]{36})$/.exec(body.details)?.[1];
       assert.ok(id, body.details);
+      assert.equal(res.headers.get('x-request-id'), id, 'the response names the same request id');
       const logged = lines.map((l) => JSON.parse(l) as { reqId?: string; err?: { message: string } }).find((l) => l.err);
       assert.equal(logged?.reqId, id);
       assert.match(logged?.err?.message ?? '', /SQLITE_IOERR/);

@@ -349,7 +349,7 @@ describe('npm start on a fresh database', () => {
       const listed = JSON.parse((await runCli(['tokens', 'list', '--db', fresh, '--json'])).stdout) as { name: string }[];
       assert.deepEqual(listed.map((x) => x.name), ['development']);
       assert.ok(!existsSync(`${fresh}.building`), 'the build file was renamed into place');
-      assert.match(first, /imported: 7874 added/);
+      assert.match(first, /imported 7413 foods: 7413 added/);
       const second = await runStart(fresh, /listening on/);
       assert.doesNotMatch(second, /development token|fl_|building/);
     } finally {

@@ -176,7 +176,12 @@ describe('canonical food JSON', () => {
       const checked = checkFood(randomFood());
       assert.ok(checked.ok);
       const f = checked.value;
-      const members = { otherNames: f.otherNames, description: f.description, note: f.note, mass: f.mass, volume: f.volume, servings: f.servings, upcs: f.upcs, nutrients: f.nutrients };
+      const first = f.servings.findIndex((s) => s.isDefault === true);
+      const servings = f.servings.map((s, at) => ({ name: s.name, scale: s.scale, type: s.type, isDefault: at === Math.max(0, first) }));
+      const members = {
+        otherNames: f.otherNames, description: f.description, note: f.note, mass: f.mass, volume: f.volume, servings,
+        defaultServing: servings[Math.max(0, first)], upcs: f.upcs, nutrients: f.nutrients,
+      };
       assert.deepEqual(JSON.parse(foodBody(canonicalParts(f))), JSON.parse(JSON.stringify(members)));
     }
   });

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { CatalogRecord, CatalogFood, SourceRef } from '../../domain/records.js';
 import { GENERIC_BRAND_IDS, type Region } from '../../domain/regions.js';
@@ -121,11 +122,54 @@ function* mapProduct(product: OffProduct, source: SourceRef, emitter: Emitter): 
   }
 }
 
-/** `foodlookup import off FILE…`: the JSONL dump (`.jsonl[.gz]`) or the CSV export (`.csv[.gz]`, tab-separated). */
+/**
+ * A product file saved from the Open Food Facts API (`api-product-CODE.json`, any formatting):
+ * `{"code", "status", "product": {…}}`; also a bare product object or a list of them.
+ */
+function* readApiFile(path: string, emitter: Emitter): Generator<CatalogRecord> {
+  const file = basename(path);
+  let o: unknown;
+  try {
+    o = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new Error(`${file}: not valid JSON: ${(error as Error).message}`);
+  }
+  const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+  if (isObject(o) && 'product' in o) {
+    const source = { file, record: 'product' };
+    if (!isObject(o['product'])) {
+      yield { kind: 'invalid', reason: `the API found no product (${typeof o['status_verbose'] === 'string' ? o['status_verbose'] : 'no product object'})`, source };
+      return;
+    }
+    const product = o['product'];
+    if (product['code'] === undefined && typeof o['code'] === 'string') product['code'] = o['code'];
+    yield* mapProduct(fromJson(product), source, emitter);
+    return;
+  }
+  const list = Array.isArray(o) ? o : [o];
+  for (const [i, item] of list.entries()) {
+    const source = { file, record: Array.isArray(o) ? `[${i}]` : 'product' };
+    if (!isObject(item) || !('code' in item)) {
+      yield { kind: 'invalid', reason: 'not an Open Food Facts product (an API answer has "product"; a product has "code")', source };
+      continue;
+    }
+    yield* mapProduct(fromJson(item), source, emitter);
+  }
+}
+
+/**
+ * `foodlookup import off FILE…`: the JSONL dump (`.jsonl[.gz]`), the CSV export (`.csv[.gz]`,
+ * tab-separated) or product files saved from the API (`.json`).
+ */
 export const readOff: SourceReader = async function* (paths, options) {
   const emitter = new Emitter();
   for (const path of paths) {
     const file = basename(path);
+    if (/\.json$/i.test(path)) {
+      yield* readApiFile(path, emitter);
+      options.onProgress?.(1);
+      continue;
+    }
     const csv = /\.(csv|tsv)(\.gz)?$/.test(path);
     let header: string[] | undefined;
     for await (const line of readLines(path, { onProgress: options.onProgress })) {

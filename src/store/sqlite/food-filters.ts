@@ -31,7 +31,7 @@ function known(ids: readonly string[], rid: (id: string) => number | undefined):
  * (classifications are strings, not records).
  */
 export function foodTest(filters: FoodFilters, facts: FoodFacts, rids: RecordRids): FoodTest | 'sql' {
-  if (filters.classifications) return 'sql';
+  if (filters.classifications || filters.upcs) return 'sql';
   const tests: ((rid: number) => boolean)[] = [];
   if (filters.region) {
     const code = REGIONS.indexOf(filters.region) + 1;

@@ -73,6 +73,9 @@ export function foodConditions(filters: FoodFilters): Condition[] {
   }
   listFilter('f.category_id', filters.categories, out,
     'SELECT descendant_id FROM category_closure WHERE ancestor_id IN (SELECT value FROM json_each(?))');
+  if (filters.upcs) {
+    out.push({ sql: 'f.rid IN (SELECT food_rid FROM food_upcs WHERE upc_key IN (SELECT value FROM json_each(?)))', params: [JSON.stringify(filters.upcs)] });
+  }
   if (filters.classifications) {
     listFilter('f.classification_key', {
       values: filters.classifications.values.map((v) => v.toLowerCase()),

@@ -41,6 +41,7 @@ interface FoodBody {
   mass?: number;
   volume?: number;
   servings: Serving[];
+  defaultServing: Serving;
   upcs: Record<string, Upc>;
   nutrients: Nutrients;
 }
@@ -74,6 +75,7 @@ export function foodRowToFood(row: FoodRow, context: FoodContext): Food {
     ...(body.mass !== undefined ? { mass: body.mass } : {}),
     ...(body.volume !== undefined ? { volume: body.volume } : {}),
     servings: body.servings,
+    defaultServing: body.defaultServing,
     upcs: body.upcs,
     nutrients: body.nutrients,
   };

@@ -3,14 +3,16 @@ import { GENERIC_BRAND_IDS, GENERIC_BRAND_NAME, REGIONS } from '../../domain/reg
 import { fold } from '../../domain/text.js';
 import { COMPLETE_KEY, SEARCH_DATA_DDL } from './postings.js';
 import { TOP_DDL, rebuildSearchData } from './search-data.js';
+import { upgradeToBarcodesAndDefaults } from './upgrade-6.js';
 
 /**
  * 2: precomputed first pages and postings of common words.
  * 3: postings of every word with the name-only lists, coded parts, food facts (search-data.ts).
  * 4: name lengths by place, for prefix search in memory (name-order.ts).
  * 5: a common word's first foods as one list of rids (ranked_top.rids), not a row each.
+ * 6: barcode lookup keys (food_upcs); stored bodies carry servings[].isDefault and defaultServing.
  */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 /**
  * Text columns ending in `_key` hold folded text (lower case, no diacritics): name order
@@ -92,6 +94,14 @@ CREATE TABLE IF NOT EXISTS food_tags (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS food_tags_food ON food_tags (food_rid);
 
+-- Each food's barcodes by lookup key (domain/barcodes.ts: 14-digit GTINs, UPC-E expanded).
+CREATE TABLE IF NOT EXISTS food_upcs (
+  upc_key TEXT NOT NULL,
+  food_rid INTEGER NOT NULL,
+  PRIMARY KEY (upc_key, food_rid)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS food_upcs_food ON food_upcs (food_rid);
+
 CREATE VIRTUAL TABLE IF NOT EXISTS foods_fts USING fts5 (
   name, brand, classification, other_names, description,
   content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 0'
@@ -127,6 +137,7 @@ export function migrate(db: Database): void {
   db.transaction(() => {
     // A database written by an older version gains the search data the first time it is opened for writing.
     const complete = db.prepare('SELECT 1 FROM search_blobs WHERE key = ?').get(COMPLETE_KEY) !== undefined;
+    if (version && Number(version.value) < 6) upgradeToBarcodesAndDefaults(db);
     if (version && (Number(version.value) < SCHEMA_VERSION || !complete)) rebuildSearchData(db);
     db.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(SCHEMA_VERSION));
     setMeta.run('schema_version', String(SCHEMA_VERSION));

@@ -5,7 +5,7 @@ import { dirname } from 'node:path';
 import type { Brand, Category, Food, Tag } from '../../domain/records.js';
 import { isUuid, normaliseId } from '../../domain/ids.js';
 import type {
-  BrandQuery, CatalogState, CatalogStore, CategoryQuery, FoodHit, FoodQuery, ImportTransaction, NameSearchHit, Page,
+  BrandQuery, CatalogHealth, CatalogState, CatalogStore, CategoryQuery, FoodHit, FoodQuery, ImportTransaction, NameSearchHit, Page,
   Stamped, TagQuery,
 } from '../catalog-store.js';
 import { migrate } from './schema.js';
@@ -274,6 +274,22 @@ export class SqliteCatalogStore implements CatalogStore {
     return Promise.resolve();
   }
 
+  private healthOfVersion: CatalogHealth | undefined;
+
+  /** The meta row and the food count are read again only when the catalogue version moves. */
+  health(): Promise<CatalogHealth> {
+    const { state } = this.current();
+    if (this.healthOfVersion?.version !== state.version || this.healthOfVersion.lastModified !== state.lastModified) {
+      const foods = this.prepared('SELECT count(*) FROM foods', 'value').get() as number;
+      const seconds = this.prepared("SELECT value FROM meta WHERE key = 'last_import_seconds'", 'value').get() as string | undefined;
+      this.healthOfVersion = { ...state, foods, ...(seconds !== undefined ? { lastImportSeconds: Number(seconds) } : {}) };
+    } else {
+      // Still a round trip: a store that cannot answer must not look ready.
+      this.dataVersion.get();
+    }
+    return Promise.resolve(this.healthOfVersion);
+  }
+
   /** A food's row by foodId or current revisionId, with the dictionary to complete it. */
   private foodRow(idOrRevision: string): { row: FoodRow; dictionary: Dictionary } | undefined {
     if (!isUuid(idOrRevision)) return undefined;
@@ -334,7 +350,8 @@ export class SqliteCatalogStore implements CatalogStore {
   /** The page's rows in order, with the dictionary of the version they were read in. */
   private foodPage(query: FoodQuery): { dictionary: Dictionary; total: number; rows: FoodRow[] } {
     const dictionary = this.current();
-    const { rids, total } = nameOrderPage(query, this.wordIndex())
+    // A barcode lookup names a handful of foods through its index: the general query starts from them.
+    const { rids, total } = query.upcs ? this.generalPage(query) : nameOrderPage(query, this.wordIndex())
       ?? rankedSearchPage(query, this.ranked) ?? groupedSearchPage(query, this.ranked) ?? this.generalPage(query);
     const byRid = new Map<number, FoodRow>();
     for (const row of this.foodsByRid.all(JSON.stringify(rids))) byRid.set(row.rid, row);

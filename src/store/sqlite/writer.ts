@@ -154,6 +154,8 @@ export class SqliteImport implements ImportTransaction {
       ),
       foodTagsDel: db.prepare('DELETE FROM food_tags WHERE food_rid = ?'),
       foodTagsIns: db.prepare('INSERT INTO food_tags (tag_id, food_rid) VALUES (?, ?)'),
+      foodUpcsDel: db.prepare('DELETE FROM food_upcs WHERE food_rid = ?'),
+      foodUpcsIns: db.prepare('INSERT OR IGNORE INTO food_upcs (upc_key, food_rid) VALUES (?, ?)'),
     };
     const foods = (db.prepare('SELECT max(rid) FROM foods').pluck().get() as number | null) ?? 0;
     this.bulkAt = Math.max(bulkMinFoods(), Math.ceil(foods / 4));
@@ -294,6 +296,7 @@ export class SqliteImport implements ImportTransaction {
       rid = row.rid;
       this.s['foodFtsDel']!.run(rid);
       this.s['foodTagsDel']!.run(rid);
+      this.s['foodUpcsDel']!.run(rid);
     } else {
       rid = this.s['foodIns']!.run(food.foodId, ...columns).lastInsertRowid;
       this.addedFoods++;
@@ -301,6 +304,7 @@ export class SqliteImport implements ImportTransaction {
     brand.key ??= fold(brand.name);
     this.s['foodFtsIns']!.run(rid, food.nameKey, brand.key, food.classificationFold, food.otherNamesFold, food.descriptionFold);
     for (const tag of food.tags) this.s['foodTagsIns']!.run(tag, rid);
+    if (food.upcKeys !== '') for (const key of food.upcKeys.split(',')) this.s['foodUpcsIns']!.run(key, rid);
     this.changedFoods++;
     if (++this.writtenFoods === this.bulkAt) this.dropIndexes();
     return row ? 'changed' : 'added';
@@ -359,6 +363,7 @@ export class SqliteImport implements ImportTransaction {
     for (const rid of unseenFoods) {
       this.s['foodFtsDel']!.run(rid);
       this.s['foodTagsDel']!.run(rid);
+      this.s['foodUpcsDel']!.run(rid);
     }
     this.db.prepare("DELETE FROM foods WHERE id NOT IN (SELECT id FROM temp.import_seen WHERE kind = 'food')").run();
     this.changedFoods += unseenFoods.length;
@@ -532,6 +537,9 @@ export class SqliteImport implements ImportTransaction {
       rebuildSearchData(this.db);
       this.db.prepare("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'catalog_version'").run();
       this.db.prepare("UPDATE meta SET value = ? WHERE key = 'last_modified'").run(String(this.now));
+      // For /metrics (foodlookup_last_import_duration_seconds): records, checks and search data.
+      this.db.prepare("INSERT INTO meta (key, value) VALUES ('last_import_seconds', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value")
+        .run(String((Date.now() - this.now) / 1000));
     }
   }
 
