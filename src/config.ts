@@ -15,6 +15,8 @@ export interface Config {
   readonly trustProxy: boolean;
   /** Server processes sharing the port (node:cluster); default one per CPU with REDIS_URL, else 1. */
   readonly workers: number;
+  /** The synonym files searches use, in order; 'default' is the list that ships (src/search/synonyms.txt). */
+  readonly synonyms: readonly string[];
 }
 
 export class ConfigError extends Error {}
@@ -64,7 +66,10 @@ export function loadConfig(flags: Flags = {}, env: NodeJS.ProcessEnv = process.e
   if (!/^\d{1,2}$/.test(workersText) || Number(workersText) < 1 || Number(workersText) > 64) {
     throw new ConfigError(`workers must be 1–64, got '${workersText}'`);
   }
+  const synonyms = (pick(flags, 'synonyms', env, 'FOODLOOKUP_SYNONYMS') ?? 'default').split(',').map((p) => p.trim()).filter((p) => p !== '');
+  if (synonyms.length === 0) throw new ConfigError("synonyms must name at least one file (or 'default')");
   return Object.freeze({
+    synonyms: Object.freeze(synonyms.map((p) => (p === 'default' || isAbsolute(p) ? p : resolve(p)))),
     dbPath: dbPath === ':memory:' || isAbsolute(dbPath) ? dbPath : resolve(dbPath),
     ...(databaseUrl ? { databaseUrl } : {}),
     host: pick(flags, 'host', env, 'HOST') ?? '127.0.0.1',

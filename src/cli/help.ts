@@ -1,6 +1,7 @@
 /** The help text of each command, kept apart so that --help loads nothing else. */
 
 export const SERVE_HELP = `Usage: foodlookup serve [--db PATH] [--database-url URL] [--host H] [--port N] [--trust-proxy]
+                       [--workers N] [--synonyms PATH[,PATH…]]
 
 Runs the JSON interface (/v1), the SOAP interface (POST /soap/1.2) and the WSDL
 (GET /soap/1.2?wsdl) on one port.
@@ -15,6 +16,9 @@ Options (each with its environment variable):
                        per CPU with REDIS_URL, else 1: without Redis each process would
                        count quotas on its own); a small primary process forks them,
                        with V8 flags for a server (kept where NODE_OPTIONS sets its own)
+  --synonyms PATHS     the food synonym lists searches use, comma-separated; 'default' is the
+                       one that ships (FOODLOOKUP_SYNONYMS, default 'default'; docs/search.md):
+                       '--synonyms default,mine.txt' extends it, '--synonyms mine.txt' replaces it
 Also: FOODLOOKUP_TOKENS (comma-separated tokens accepted without limits), REDIS_URL, LOG_LEVEL.
 `;
 

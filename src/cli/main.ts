@@ -32,6 +32,7 @@ const COMMON = {
 
 const SERVER = {
   ...COMMON, host: { type: 'string' }, port: { type: 'string' }, 'trust-proxy': { type: 'boolean' }, workers: { type: 'string' },
+  synonyms: { type: 'string' },
 } as const;
 
 const commands: Record<string, Command> = {

@@ -1,0 +1,241 @@
+import { BASE_COVERS, BASE_PARTS, type GroupPostings, type SlotPostings } from './postings.js';
+
+/**
+ * What one query word matches, as the query plan (plan.ts) resolves it: a slot. A food
+ * matches the query when it matches every slot (AND).
+ *
+ * A slot has alternatives (the word as typed, each synonym; a phrase synonym's slot stands for
+ * all the words of the phrase); an alternative has terms, all of which the food must have
+ * (`carbonated beverage` is two); a term has choices, any of which will do (the groups of forms
+ * a word is in; each correction of a typo; each word a type-ahead prefix completes). A choice
+ * is a group of forms (word-forms.ts), restricted to some of its forms when only those match
+ * (`leav*` matches `leaves`, not `leaf`).
+ *
+ * How a food matches a slot, for ranking: the best alternative, an alternative in the name
+ * before one that is not, then the higher value. A term's value is its best choice's placement
+ * value (ranking.ts) plus the choice's offset; an alternative's is its terms' mean, counted once
+ * per query word it stands for, plus its offset; its coverage is its terms' sum.
+ */
+export const ALL_FORMS = 0xffffffff;
+
+export interface Choice {
+  readonly group: number;
+  /** The forms that match: bit f for the group's form f; ALL_FORMS for every one. */
+  readonly forms: number;
+  readonly offset: number;
+}
+
+export interface Term {
+  readonly choices: readonly Choice[];
+}
+
+export interface Alternative {
+  readonly terms: readonly Term[];
+  readonly offset: number;
+  /** The query words it stands for. */
+  readonly words: number;
+}
+
+export interface Slot {
+  /** Equal slots have equal keys (a repeated word counts once). */
+  readonly key: string;
+  readonly alternatives: readonly Alternative[];
+}
+
+/** A slot that is one group of forms, as typed: its stored list is its postings. */
+export function plainGroup(slot: Slot): number | undefined {
+  if (slot.alternatives.length !== 1) return undefined;
+  const alternative = slot.alternatives[0]!;
+  if (alternative.terms.length !== 1 || alternative.offset !== 0 || alternative.words !== 1) return undefined;
+  const choices = alternative.terms[0]!.choices;
+  if (choices.length !== 1 || choices[0]!.forms !== ALL_FORMS || choices[0]!.offset !== 0) return undefined;
+  return choices[0]!.group;
+}
+
+/** Foods in rid order with how each matches: in the name (1/0), value and coverage. */
+interface Matches {
+  rids: Uint32Array;
+  named: Uint8Array;
+  values: Float64Array;
+  covers: Float64Array;
+  length: number;
+}
+
+function matches(capacity: number): Matches {
+  return {
+    rids: new Uint32Array(capacity), named: new Uint8Array(capacity), values: new Float64Array(capacity), covers: new Float64Array(capacity), length: 0,
+  };
+}
+
+/**
+ * a is better than b: in the name first, then the higher value, then the larger coverage (a
+ * total order, so a union keeps the same entry whatever order its lists come in).
+ */
+export function better(namedA: number, valueA: number, coverA: number, namedB: number, valueB: number, coverB: number): boolean {
+  if (namedA !== namedB) return namedA > namedB;
+  if (valueA !== valueB) return valueA > valueB;
+  return coverA > coverB;
+}
+
+/** One choice's foods (those with a matching form). */
+function choiceMatches(p: GroupPostings, choice: Choice): Matches {
+  const out = matches(p.rids.length);
+  const { rids, codes, forms } = p;
+  let n = 0;
+  for (let i = 0; i < rids.length; i++) {
+    if (forms !== undefined && choice.forms !== ALL_FORMS && (forms[i]! & choice.forms) === 0) continue;
+    const code = codes[i]!;
+    out.rids[n] = rids[i]!;
+    out.named[n] = code & 1;
+    out.values[n] = -BASE_PARTS[code >>> 1]! + choice.offset;
+    out.covers[n] = BASE_COVERS[code >>> 1]!;
+    n++;
+  }
+  out.length = n;
+  return out;
+}
+
+/** The union of lists, each food once with its best entry (a heap merge over the lists' heads). */
+function union(lists: readonly Matches[]): Matches {
+  const live = lists.filter((m) => m.length > 0);
+  if (live.length === 0) return matches(0);
+  if (live.length === 1) return live[0]!;
+  const out = matches(live.reduce((n, m) => n + m.length, 0));
+  const at = new Uint32Array(live.length);
+  // A heap of list numbers by their current rid.
+  const heap = live.map((_, i) => i);
+  const rid = (i: number): number => live[i]!.rids[at[i]!]!;
+  const down = (from: number): void => {
+    let i = from;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let least = i;
+      if (l < heap.length && rid(heap[l]!) < rid(heap[least]!)) least = l;
+      if (r < heap.length && rid(heap[r]!) < rid(heap[least]!)) least = r;
+      if (least === i) return;
+      [heap[i], heap[least]] = [heap[least]!, heap[i]!];
+      i = least;
+    }
+  };
+  for (let i = (heap.length >> 1) - 1; i >= 0; i--) down(i);
+  let n = 0;
+  while (heap.length > 0) {
+    const list = heap[0]!;
+    const m = live[list]!;
+    const k = at[list]!;
+    const r = m.rids[k]!;
+    if (n > 0 && out.rids[n - 1] === r) {
+      if (better(m.named[k]!, m.values[k]!, m.covers[k]!, out.named[n - 1]!, out.values[n - 1]!, out.covers[n - 1]!)) {
+        out.named[n - 1] = m.named[k]!;
+        out.values[n - 1] = m.values[k]!;
+        out.covers[n - 1] = m.covers[k]!;
+      }
+    } else {
+      out.rids[n] = r;
+      out.named[n] = m.named[k]!;
+      out.values[n] = m.values[k]!;
+      out.covers[n] = m.covers[k]!;
+      n++;
+    }
+    if (++at[list]! === m.length) {
+      heap[0] = heap[heap.length - 1]!;
+      heap.pop();
+    }
+    if (heap.length > 0) down(0);
+  }
+  out.length = n;
+  return out;
+}
+
+/** The foods every term has; values and coverage summed, in the name when every term is. */
+function intersection(terms: readonly Matches[]): { m: Matches; sums: Float64Array } {
+  const order = terms.map((_, i) => i).sort((a, b) => terms[a]!.length - terms[b]!.length);
+  const driver = terms[order[0]!]!;
+  const rest = order.slice(1);
+  const out = matches(driver.length);
+  const at = new Uint32Array(terms.length);
+  let n = 0;
+  outer: for (let d = 0; d < driver.length; d++) {
+    const r = driver.rids[d]!;
+    for (const t of rest) {
+      const m = terms[t]!;
+      let k = at[t]!;
+      while (k < m.length && m.rids[k]! < r) k++;
+      at[t] = k;
+      if (k === m.length) break outer;
+      if (m.rids[k] !== r) continue outer;
+    }
+    let named = 1;
+    let value = 0;
+    let cover = 0;
+    for (let t = 0; t < terms.length; t++) {
+      const m = terms[t]!;
+      const k = t === order[0] ? d : at[t]!;
+      named &= m.named[k]!;
+      value += m.values[k]!;
+      cover += m.covers[k]!;
+    }
+    out.rids[n] = r;
+    out.named[n] = named;
+    out.values[n] = value;
+    out.covers[n] = cover;
+    n++;
+  }
+  out.length = n;
+  return { m: out, sums: out.values };
+}
+
+/** An alternative's foods: every term, each at its best choice. */
+function alternativeMatches(alternative: Alternative, postings: (group: number) => GroupPostings | undefined): Matches {
+  const terms: Matches[] = [];
+  for (const term of alternative.terms) {
+    const lists: Matches[] = [];
+    for (const choice of term.choices) {
+      const p = postings(choice.group);
+      if (p !== undefined) lists.push(choiceMatches(p, choice));
+    }
+    const m = union(lists);
+    if (m.length === 0) return matches(0);
+    terms.push(m);
+  }
+  const { m } = terms.length === 1 ? { m: terms[0]! } : intersection(terms);
+  // Mean over the terms, once per query word: whole numbers, so the same in every path.
+  const k = alternative.terms.length;
+  for (let i = 0; i < m.length; i++) {
+    m.values[i] = Math.floor((m.values[i]! * alternative.words) / k) + alternative.offset;
+  }
+  return m;
+}
+
+/**
+ * The slot's foods in rid order, as postings with kinds of their own: each distinct (value,
+ * coverage) is a kind. What the reference path ranks, and what the fast paths read for a slot
+ * that is not one stored list.
+ */
+export function materialize(slot: Slot, postings: (group: number) => GroupPostings | undefined): SlotPostings {
+  const m = union(slot.alternatives.map((a) => alternativeMatches(a, postings)));
+  // (value, coverage) as one exact number: values are small whole numbers, coverage 32 bits.
+  const kindOf = new Map<number, number>();
+  const parts: number[] = [];
+  const covers: number[] = [];
+  const codes = new Uint32Array(m.length);
+  for (let i = 0; i < m.length; i++) {
+    const key = (m.values[i]! + 2 ** 20) * 2 ** 32 + m.covers[i]!;
+    let kind = kindOf.get(key);
+    if (kind === undefined) {
+      kind = parts.length;
+      kindOf.set(key, kind);
+      parts.push(-m.values[i]!);
+      covers.push(m.covers[i]!);
+    }
+    codes[i] = kind * 2 + m.named[i]!;
+  }
+  const narrow = parts.length * 2 <= 0xff ? Uint8Array.from(codes) : parts.length * 2 <= 0xffff ? Uint16Array.from(codes) : codes;
+  return { rids: m.rids.slice(0, m.length), codes: narrow, parts: Float64Array.from(parts), covers: Uint32Array.from(covers) };
+}
+
+/** A plain slot's stored list as slot postings (the same object: its derived bitmaps are kept with it). */
+export function groupAsSlot(p: GroupPostings): SlotPostings {
+  return p;
+}
