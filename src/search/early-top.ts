@@ -1,5 +1,5 @@
 import type { SlotPostings } from './postings.js';
-import { MAX_COVERAGE_BONUS } from './ranking.js';
+import { bonusPotential } from './ranking.js';
 import { bitmapOf, nameBitsOf, popcount32, rankOf } from './rid-bitmaps.js';
 import { TopFoods, finalScore, forEachCommonFood, lowerBound, matchScore, matchTier, seek, shortestList, type FoodRanks } from './word-search.js';
 
@@ -22,14 +22,22 @@ import { TopFoods, finalScore, forEachCommonFood, lowerBound, matchScore, matchT
  * does not count them: 4 bytes a posting more).
  */
 
-/** Derived per postings object: indexes into `rids`, by the word's part, best (lowest) first. */
+/** Derived per postings object: indexes into `rids`, by the kind's worth, best (lowest) first. */
 const partOrders = new WeakMap<SlotPostings, Uint32Array>();
 
-/** The list's entries in part order (a counting sort over the word's few distinct parts). */
+/**
+ * What an entry of kind `kind` can at best bring a food's score (lower is better): its part,
+ * less every coverage bonus it could take part in (ranking.ts bonusPotential).
+ */
+export function worthOf(p: SlotPostings, kind: number): number {
+  return p.parts[kind]! - bonusPotential(p.covers[kind]!);
+}
+
+/** The list's entries in order of worth (a counting sort over the word's few kinds). */
 function byPartOf(p: SlotPostings): Uint32Array {
   let order = partOrders.get(p);
   if (order === undefined) {
-    const rank = Array.from(p.parts.keys()).sort((a, b) => p.parts[a]! - p.parts[b]!);
+    const rank = Array.from(p.parts.keys()).sort((a, b) => worthOf(p, a) - worthOf(p, b));
     const position = new Uint32Array(p.parts.length);
     rank.forEach((partIndex, r) => (position[partIndex] = r));
     const start = new Uint32Array(p.parts.length + 1);
@@ -247,11 +255,12 @@ const READ_SPREAD = 0.01;
  * (`matchingFoods`): when it holds at least `depth` foods, they alone are scored
  * (`scoreFoods`); when fewer, they are all scored first.
  *
- * Otherwise, and for the rest of a page, lists are read in part order, one entry of each in
- * turn (the threshold algorithm): a food read for the first time is looked up in the other
- * lists and scored. A food not yet read has, in every list read, a part no better than that
- * list's next one, and in any other list no better than its best part, so it scores no better
- * than their sum: once the kept page's worst food beats that sum, and is in the name tier or
+ * Otherwise, and for the rest of a page, lists are read in order of worth (an entry's part
+ * less the coverage bonuses it could take part in), one entry of each in turn (the threshold
+ * algorithm): a food read for the first time is looked up in the other lists and scored. A
+ * food not yet read has, in every list read, an entry no worthier than that list's next one,
+ * and in any other list no worthier than its best, so it scores no better than their sum and
+ * the best static part: once the kept page's worst food beats that, and is in the name tier or
  * the whole name tier is kept, the page is final. Without the name tier known, a query whose
  * words are seldom all in a name ('raw cooked fat') could not stop before the lists' ends.
  *
@@ -264,13 +273,13 @@ export function earlyTopMatches(lists: readonly SlotPostings[], depth: number, r
   if (lists.length === 0 || depth === 0) return [];
   if (named !== undefined && named.length >= depth) return scoreFoods(lists, named, depth, ranks);
   const top = new TopFoods(depth, ranks.place);
-  // What a food's static part and coverage bonus can at best bring, beyond its parts.
-  const beyondParts = minStaticPart(ranks) - MAX_COVERAGE_BONUS;
+  // What a food's static part can at best bring beyond its entries' worth.
+  const beyondParts = minStaticPart(ranks);
   // Only foods having every word are kept: the others are looked up again if read again.
   const kept = new Set<number>();
   const orders = lists.map((p) => byPartOf(p));
   const locate = lists.map((p) => locator(p, ridLimit));
-  const partAt = (i: number, k: number): number => lists[i]!.parts[lists[i]!.codes[orders[i]![k]!]! >>> 1]!;
+  const partAt = (i: number, k: number): number => worthOf(lists[i]!, lists[i]!.codes[orders[i]![k]!]! >>> 1);
   const spread = lists.map((_, i) => partAt(i, orders[i]!.length - 1) - partAt(i, 0));
   const widest = Math.max(...spread);
   const reading = spread.map((x) => x >= widest * READ_SPREAD);
@@ -284,12 +293,11 @@ export function earlyTopMatches(lists: readonly SlotPostings[], depth: number, r
   for (;;) {
     let bound = beyondParts;
     for (let i = 0; i < lists.length; i++) {
-      // A list not read is bounded by its best part.
+      // A list not read is bounded by its best worth.
       const k = reading[i] ? cursor[i]! : 0;
       // A list read to its end: every food having all the words has been read from it.
       if (k === orders[i]!.length) return top.sorted();
-      const list = lists[i]!;
-      bound += list.parts[list.codes[orders[i]![k]!]! >>> 1]!;
+      bound += partAt(i, k);
     }
     if (top.full && (named !== undefined || top.worstTier === 1) && top.worstScore < bound) return top.sorted();
     // Once the page is of the name tier, a food without the word in its name cannot enter it.

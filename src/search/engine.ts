@@ -5,10 +5,10 @@ import { earlyTopMatches, matchingFoods, prepareForEarlyTop, scoreFoods } from '
 import { foodTest, type RecordRids } from './food-filters.js';
 import { nameOrderPage, type PrefixRun } from './name-order.js';
 import { planQuery, type Correction, type Plan } from './plan.js';
-import type { SlotPostings } from './postings.js';
+import type { GroupPostings, SlotPostings } from './postings.js';
 import { POSTINGS_CACHE_BYTES, type SearchIndex } from './search-index.js';
 import { TOP_DEPTH } from './search-meta.js';
-import { materialize, plainGroup, type Slot } from './slots.js';
+import { materialize, plainGroup, shifted, shiftedGroup, slotBound, type Slot } from './slots.js';
 import type { Synonyms } from './synonyms.js';
 import { TopFoods, forEachMatch, groupedByBrand, ranksBefore, topMatches, type FoodTest } from './word-search.js';
 
@@ -57,6 +57,16 @@ function scoreAllMaxMatches(): number {
   return envInteger('FOODLOOKUP_SCORE_ALL_MAX', 0, 20_000);
 }
 
+/**
+ * A slot whose groups hold more foods than this (default 50,000) is wide (`lists`).
+ * FOODLOOKUP_WIDE_SLOT changes it (tests use small catalogues).
+ */
+function wideSlot(): number {
+  return envInteger('FOODLOOKUP_WIDE_SLOT', 0, 50_000);
+}
+/** A wide slot is made for the foods the other slots have in common when they are at most this many. */
+const WIDE_WITHIN_MAX = 100_000;
+
 /** Up to this many foods with every word in the name, a page is found by scoring them alone. */
 const NAME_TIER_SCORE_MAX = 12_000;
 
@@ -85,28 +95,54 @@ export class SearchEngine {
     return planQuery(words, this.index.vocabulary, this.synonyms, { nameOnly });
   }
 
-  /** A slot's list: its stored postings when it is one group as typed, else made (and cached). */
-  slotList(slot: Slot): SlotPostings | undefined {
-    const group = plainGroup(slot);
-    if (group !== undefined) return this.index.postings(group);
-    return this.index.slotCache.get(slot.key, () => materialize(slot, (g) => this.index.postings(g)));
-  }
-
-  private lists(plan: Plan): SlotPostings[] | undefined {
-    const lists: SlotPostings[] = [];
-    for (const slot of plan.slots) {
-      const list = this.slotList(slot);
-      if (list === undefined || list.rids.length === 0) return undefined;
-      lists.push(list);
+  /**
+   * A slot's list: its stored postings when it is one group (seen through its offset when it
+   * has one), else made and cached; with `within`, made for those foods only, not cached.
+   */
+  slotList(slot: Slot, within?: Uint32Array): SlotPostings | undefined {
+    const one = shiftedGroup(slot);
+    if (one !== undefined) {
+      const p = this.index.postings(one.group);
+      return p === undefined ? undefined : shifted(p, one.offset);
     }
-    return lists;
+    const postings = (g: number): GroupPostings | undefined => this.index.postings(g);
+    if (within !== undefined) return materialize(slot, postings, within);
+    return this.index.slotCache.get(slot.key, () => materialize(slot, postings));
   }
 
-  /** The stored first page answering a one-slot plan, when there is one. */
+  /**
+   * The plan's lists. A slot of many groups (a short type-ahead prefix: `ch*` completes to
+   * hundreds of words) beside narrower slots is made only for the foods those have in common:
+   * its full list would cost more to merge than the whole search.
+   */
+  private lists(plan: Plan): SlotPostings[] | undefined {
+    const groupFoods = this.index.vocabulary.groupFoods;
+    const wide = plan.slots.map((slot) => plan.slots.length > 1 && shiftedGroup(slot) === undefined && slotBound(slot, groupFoods) > wideSlot());
+    let within: Uint32Array | undefined;
+    const lists: (SlotPostings | undefined)[] = plan.slots.map((slot, i) => (wide[i] ? undefined : this.slotList(slot)));
+    if (lists.some((list) => list !== undefined && list.rids.length === 0)) return undefined;
+    const narrow = lists.filter((list) => list !== undefined);
+    if (narrow.length > 0 && narrow.length < lists.length) {
+      const common = matchingFoods(narrow, this.index.place.length, WIDE_WITHIN_MAX);
+      if (common.rids !== undefined) within = common.rids.slice();
+    }
+    const out: SlotPostings[] = [];
+    for (let i = 0; i < plan.slots.length; i++) {
+      const list = lists[i] ?? this.slotList(plan.slots[i]!, within);
+      if (list === undefined || list.rids.length === 0) return undefined;
+      out.push(list);
+    }
+    return out;
+  }
+
+  /**
+   * The stored first page answering a one-slot plan, when there is one: a group's (also for a
+   * corrected word: its offset moves every food's score alike, so the order is the group's).
+   */
   private stored(plan: Plan, words: readonly QueryWord[]): ReturnType<SearchIndex['top']> {
     if (plan.slots.length !== 1) return undefined;
-    const group = plainGroup(plan.slots[0]!);
-    if (group !== undefined) return this.index.top('group', group);
+    const one = shiftedGroup(plan.slots[0]!);
+    if (one !== undefined) return this.index.top('group', one.group);
     const only = words.length === 1 ? words[0]! : undefined;
     // A type-ahead word alone: its slot is its prefix's completions.
     return only?.prefix ? this.index.top('prefix', only.text) : undefined;

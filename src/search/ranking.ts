@@ -98,8 +98,19 @@ export function coverageBonus(cover: number, shape: number): number {
   return bonus;
 }
 
-/** The largest coverage bonus: a bound for early termination. */
+/** The largest coverage bonus. */
 export const MAX_COVERAGE_BONUS = WEIGHTS.segmentCovered.reduce((a, b) => a + b, 0) + WEIGHTS.nameCovered;
+
+/**
+ * The most coverage bonus a word's match of coverage `cover` can take part in: a segment's
+ * bonus needs some word in that segment, the name's some word in the name. A food's bonus is at
+ * most the sum of this over its words' matches (early-top.ts bounds unread foods with it).
+ */
+export function bonusPotential(cover: number): number {
+  let potential = (cover >>> 24) > 0 ? WEIGHTS.nameCovered : 0;
+  for (let s = 0; s < COUNTED_SEGMENTS; s++) if (((cover >>> (8 * s)) & 255) > 0) potential += WEIGHTS.segmentCovered[s]!;
+  return potential;
+}
 
 /**
  * A food's static part: how commonly it is eaten, by the servings (household measures) it lists,

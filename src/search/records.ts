@@ -19,6 +19,7 @@ export function recordsEngine(records: Iterable<{ readonly rid: number; readonly
     foods: () => list.map((r) => ({
       rid: r.rid, name: r.name, classification: '', otherNames: '', description: '', region: '', brand: 0, category: 0, servings: 0,
     })),
+    nameOrder: () => list.map((r) => r.rid),
     brands: () => [],
     tagFoods: () => [],
   }, blobs, { topMin: Infinity });

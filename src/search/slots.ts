@@ -1,4 +1,5 @@
 import { BASE_COVERS, BASE_PARTS, type GroupPostings, type SlotPostings } from './postings.js';
+import { seek } from './word-search.js';
 
 /**
  * What one query word matches, as the query plan (plan.ts) resolves it: a slot. A food
@@ -52,6 +53,42 @@ export function plainGroup(slot: Slot): number | undefined {
   return choices[0]!.group;
 }
 
+/**
+ * A slot that is one group of forms with an offset (a correction, a completion): its list is
+ * the group's stored list with every value moved by the offset, so it needs no list of its own.
+ */
+export function shiftedGroup(slot: Slot): { group: number; offset: number } | undefined {
+  if (slot.alternatives.length !== 1) return undefined;
+  const alternative = slot.alternatives[0]!;
+  if (alternative.terms.length !== 1 || alternative.offset !== 0 || alternative.words !== 1) return undefined;
+  const choices = alternative.terms[0]!.choices;
+  if (choices.length !== 1 || choices[0]!.forms !== ALL_FORMS) return undefined;
+  return { group: choices[0]!.group, offset: choices[0]!.offset };
+}
+
+const shiftedParts = new Map<number, Float64Array>();
+/** The views of a stored list, kept as long as it is: its derived bitmaps (rid-bitmaps.ts) are kept with a view. */
+const views = new WeakMap<GroupPostings, Map<number, SlotPostings>>();
+
+/** A stored list seen through an offset (shiftedGroup): the same foods and codes, every part moved. */
+export function shifted(p: GroupPostings, offset: number): SlotPostings {
+  if (offset === 0) return p;
+  let parts = shiftedParts.get(offset);
+  if (parts === undefined) shiftedParts.set(offset, (parts = BASE_PARTS.map((part) => part - offset)));
+  let byOffset = views.get(p);
+  if (byOffset === undefined) views.set(p, (byOffset = new Map<number, SlotPostings>()));
+  let view = byOffset.get(offset);
+  if (view === undefined) byOffset.set(offset, (view = { rids: p.rids, codes: p.codes, parts, covers: p.covers }));
+  return view;
+}
+
+/** The most foods a slot's choices can bring (the sum of their groups' sizes). */
+export function slotBound(slot: Slot, groupFoods: ArrayLike<number>): number {
+  let bound = 0;
+  for (const a of slot.alternatives) for (const t of a.terms) for (const c of t.choices) bound += groupFoods[c.group]!;
+  return bound;
+}
+
 /** Foods in rid order with how each matches: in the name (1/0), value and coverage. */
 interface Matches {
   rids: Uint32Array;
@@ -77,12 +114,36 @@ export function better(namedA: number, valueA: number, coverA: number, namedB: n
   return coverA > coverB;
 }
 
-/** One choice's foods (those with a matching form). */
-function choiceMatches(p: GroupPostings, choice: Choice): Matches {
-  const out = matches(p.rids.length);
+/**
+ * One choice's foods (those with a matching form); with `within` (rids ascending), only those
+ * of them, found by galloping from the shorter list into the longer.
+ */
+function choiceMatches(p: GroupPostings, choice: Choice, within?: Uint32Array): Matches {
   const { rids, codes, forms } = p;
+  let indexes: Uint32Array | undefined;
+  if (within !== undefined) {
+    indexes = new Uint32Array(Math.min(within.length, rids.length));
+    let k = 0;
+    if (within.length < rids.length) {
+      let at = 0;
+      for (let c = 0; c < within.length && at < rids.length; c++) {
+        at = seek(rids, at, within[c]!);
+        if (at < rids.length && rids[at] === within[c]) indexes[k++] = at;
+      }
+    } else {
+      let at = 0;
+      for (let i = 0; i < rids.length && at < within.length; i++) {
+        at = seek(within, at, rids[i]!);
+        if (at < within.length && within[at] === rids[i]) indexes[k++] = i;
+      }
+    }
+    indexes = indexes.subarray(0, k);
+  }
+  const count = indexes === undefined ? rids.length : indexes.length;
+  const out = matches(count);
   let n = 0;
-  for (let i = 0; i < rids.length; i++) {
+  for (let j = 0; j < count; j++) {
+    const i = indexes === undefined ? j : indexes[j]!;
     if (forms !== undefined && choice.forms !== ALL_FORMS && (forms[i]! & choice.forms) === 0) continue;
     const code = codes[i]!;
     out.rids[n] = rids[i]!;
@@ -187,13 +248,13 @@ function intersection(terms: readonly Matches[]): { m: Matches; sums: Float64Arr
 }
 
 /** An alternative's foods: every term, each at its best choice. */
-function alternativeMatches(alternative: Alternative, postings: (group: number) => GroupPostings | undefined): Matches {
+function alternativeMatches(alternative: Alternative, postings: (group: number) => GroupPostings | undefined, within?: Uint32Array): Matches {
   const terms: Matches[] = [];
   for (const term of alternative.terms) {
     const lists: Matches[] = [];
     for (const choice of term.choices) {
       const p = postings(choice.group);
-      if (p !== undefined) lists.push(choiceMatches(p, choice));
+      if (p !== undefined) lists.push(choiceMatches(p, choice, within));
     }
     const m = union(lists);
     if (m.length === 0) return matches(0);
@@ -211,10 +272,11 @@ function alternativeMatches(alternative: Alternative, postings: (group: number) 
 /**
  * The slot's foods in rid order, as postings with kinds of their own: each distinct (value,
  * coverage) is a kind. What the reference path ranks, and what the fast paths read for a slot
- * that is not one stored list.
+ * that is not one stored list; `within` (rids ascending) keeps only those foods (a slot of many
+ * foods beside a narrower one: `cheddar ch*`).
  */
-export function materialize(slot: Slot, postings: (group: number) => GroupPostings | undefined): SlotPostings {
-  const m = union(slot.alternatives.map((a) => alternativeMatches(a, postings)));
+export function materialize(slot: Slot, postings: (group: number) => GroupPostings | undefined, within?: Uint32Array): SlotPostings {
+  const m = union(slot.alternatives.map((a) => alternativeMatches(a, postings, within)));
   // (value, coverage) as one exact number: values are small whole numbers, coverage 32 bits.
   const kindOf = new Map<number, number>();
   const parts: number[] = [];

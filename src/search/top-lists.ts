@@ -1,9 +1,8 @@
 import { bytesOf, concat, readUint32, type SearchBlobWriter } from './blobs.js';
-import type { Ids } from './blobs.js';
 import { prefixAlternatives } from './plan.js';
 import { BASE_COVERS, BASE_PARTS } from './postings.js';
-import { staticScore } from './ranking.js';
-import { better, ALL_FORMS } from './slots.js';
+import { KINDS, MAX_COVERAGE_BONUS, staticScore } from './ranking.js';
+import { ALL_FORMS } from './slots.js';
 import type { SearchMeta } from './search-meta.js';
 import { Vocabulary } from './vocabulary.js';
 import { TopFoods, finalScore, type FoodRanks } from './word-search.js';
@@ -58,34 +57,58 @@ export interface TopListInput {
   readonly groupOf: Uint32Array;
   readonly formOf: Uint8Array;
   readonly groupFoods: Uint32Array;
-  listOf(group: number): { rids: Uint32Array; codes: Uint8Array; forms: Ids | undefined };
+  /** Every group's postings, one after the other: group g's are `groupStart[g] … groupStart[g + 1]`. */
+  readonly groupStart: Uint32Array;
+  readonly rids: Uint32Array;
+  readonly codes: Uint8Array;
+  /** Forms of each posting (bit f: the group's form f). */
+  readonly forms: Uint32Array;
 }
+
+/** Rids read at a time for a prefix's list (8 bytes each: within a processor's cache). */
+const PREFIX_BLOCK = 1 << 15;
+/** Packed entries (writeTopLists): coverage in the low 32 bits, value above, the name bit on top. */
+const COVER_SPAN = 2 ** 32;
+const VALUE_SPAN = 2 ** 11;
+const NAMED = 2 ** 44;
+/** A stored posting's code as a packed entry, before its completion's offset. */
+const PACKED_BASE = Float64Array.from({ length: KINDS * 2 }, (_, code) =>
+  (code & 1) * NAMED + -BASE_PARTS[code >>> 1]! * COVER_SPAN + BASE_COVERS[code >>> 1]!);
 
 export function writeTopLists(input: TopListInput, topMin: number, out: SearchBlobWriter): void {
   const ranks: FoodRanks = { place: input.place, shape: input.shape, staticPart: staticParts(input.servings, input.marks) };
   const depth = input.meta.topDepth;
+  // What a food's static part and coverage can at best add to its parts: foods that could not
+  // enter the page even so are not scored (most of a common word's foods, once the page fills).
+  let bestStatic = 0;
+  for (let rid = 0; rid < ranks.staticPart.length; rid++) bestStatic = Math.min(bestStatic, ranks.staticPart[rid]!);
+  const beyond = bestStatic - MAX_COVERAGE_BONUS;
   for (let g = 0; g < input.groupFoods.length; g++) {
     if (input.groupFoods[g]! < topMin) continue;
-    const { rids, codes } = input.listOf(g);
+    const { rids, codes } = input;
     const top = new TopFoods(depth, ranks.place);
     let named = 0;
-    for (let i = 0; i < rids.length; i++) {
+    for (let i = input.groupStart[g]!; i < input.groupStart[g + 1]!; i++) {
       const kind = codes[i]! >>> 1;
-      named += codes[i]! & 1;
-      top.add(rids[i]!, codes[i]! & 1, finalScore(BASE_PARTS[kind]!, BASE_COVERS[kind]!, rids[i]!, ranks));
+      const tier = codes[i]! & 1;
+      named += tier;
+      if (!top.mayEnter(tier, BASE_PARTS[kind]! + beyond)) continue;
+      top.add(rids[i]!, tier, finalScore(BASE_PARTS[kind]!, BASE_COVERS[kind]!, rids[i]!, ranks));
     }
-    out.put(topKey('group', g), topBlob(rids.length, named, top.sorted()));
+    out.put(topKey('group', g), topBlob(input.groupFoods[g]!, named, top.sorted()));
   }
   // Prefixes: each food once, at its best completion (slots.ts `better`), as a query's slot has it.
+  // Packed entries are positive: a value is above -VALUE_SPAN.
   const none = new Uint32Array(0);
   const vocabulary = new Vocabulary(input.sorted, input.groupOf, input.formOf, new Uint8Array(input.sorted.length), [], none,
     input.groupFoods, input.groupFoods, { hashes: none, words: none });
-  const stamp = new Uint32Array(ranks.place.length);
-  const bestNamed = new Uint8Array(ranks.place.length);
-  const bestValue = new Float64Array(ranks.place.length);
-  const bestCover = new Float64Array(ranks.place.length);
-  const touched = new Uint32Array(ranks.place.length);
-  let round = 0;
+  // Each food's best entry as one number, (in name, value, coverage) packed so that a larger
+  // number is better as slots.ts `better` orders them; 0 for a food not seen yet. The prefix's
+  // groups are read a block of rids at a time, all of them, so that a block's entries stay in
+  // the processor's cache: a prefix's foods taken group by group were a cache miss each.
+  const best = new Float64Array(PREFIX_BLOCK);
+  const touched = new Uint32Array(PREFIX_BLOCK);
+  const ridLimit = ranks.place.length;
   for (let length = 1; length <= MAX_TOP_PREFIX; length++) {
     let previous = '';
     for (const word of input.sorted) {
@@ -102,37 +125,50 @@ export function writeTopLists(input: TopListInput, topMin: number, out: SearchBl
         groups.add(g);
       }
       if (bound < topMin) continue;
-      round++;
-      let n = 0;
-      for (const choice of prefixAlternatives(prefix, vocabulary, false)[0]!.terms[0]!.choices) {
-        const { rids, codes, forms } = input.listOf(choice.group);
-        for (let i = 0; i < rids.length; i++) {
-          if (forms !== undefined && choice.forms !== ALL_FORMS && (forms[i]! & choice.forms) === 0) continue;
-          const rid = rids[i]!;
-          const kind = codes[i]! >>> 1;
-          const named = codes[i]! & 1;
-          const value = -BASE_PARTS[kind]! + choice.offset;
-          const cover = BASE_COVERS[kind]!;
-          if (stamp[rid] !== round) {
-            stamp[rid] = round;
-            touched[n++] = rid;
-          } else if (!better(named, value, cover, bestNamed[rid]!, bestValue[rid]!, bestCover[rid]!)) {
-            continue;
+      const { rids, codes, forms } = input;
+      const choices = prefixAlternatives(prefix, vocabulary, false)[0]!.terms[0]!.choices;
+      const cursor = Uint32Array.from(choices, (c) => input.groupStart[c.group]!);
+      const end = Uint32Array.from(choices, (c) => input.groupStart[c.group + 1]!);
+      const shift = Float64Array.from(choices, (c) => (c.offset + VALUE_SPAN) * COVER_SPAN);
+      const top = new TopFoods(depth, ranks.place);
+      let matches = 0;
+      let named = 0;
+      for (let base = 0; base < ridLimit; base += PREFIX_BLOCK) {
+        const limit = base + PREFIX_BLOCK;
+        let n = 0;
+        for (let c = 0; c < choices.length; c++) {
+          const mask = choices[c]!.forms;
+          const all = mask === ALL_FORMS;
+          const add = shift[c]!;
+          const stop = end[c]!;
+          let i = cursor[c]!;
+          for (; i < stop; i++) {
+            const rid = rids[i]!;
+            if (rid >= limit) break;
+            if (!all && (forms[i]! & mask) === 0) continue;
+            const key = PACKED_BASE[codes[i]!]! + add;
+            const at = rid - base;
+            const had = best[at]!;
+            if (had === 0) touched[n++] = at;
+            if (key > had) best[at] = key;
           }
-          bestNamed[rid] = named;
-          bestValue[rid] = value;
-          bestCover[rid] = cover;
+          cursor[c] = i;
+        }
+        matches += n;
+        for (let k = 0; k < n; k++) {
+          const at = touched[k]!;
+          const key = best[at]!;
+          best[at] = 0;
+          const tier = key >= NAMED ? 1 : 0;
+          const rest = key - tier * NAMED;
+          const value = Math.floor(rest / COVER_SPAN) - VALUE_SPAN;
+          named += tier;
+          if (!top.mayEnter(tier, -value + beyond)) continue;
+          top.add(base + at, tier, finalScore(-value, rest % COVER_SPAN, base + at, ranks));
         }
       }
-      if (n < topMin) continue;
-      const top = new TopFoods(depth, ranks.place);
-      let named = 0;
-      for (let k = 0; k < n; k++) {
-        const rid = touched[k]!;
-        named += bestNamed[rid]!;
-        top.add(rid, bestNamed[rid]!, finalScore(-bestValue[rid]!, bestCover[rid]!, rid, ranks));
-      }
-      out.put(topKey('prefix', prefix), topBlob(n, named, top.sorted()));
+      if (matches < topMin) continue;
+      out.put(topKey('prefix', prefix), topBlob(matches, named, top.sorted()));
     }
   }
 }

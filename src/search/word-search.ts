@@ -56,6 +56,11 @@ export class TopFoods {
     return this.rids.length;
   }
 
+  /** Whether a food of this tier scoring at best `score` could enter: a bound that spares computing its score. */
+  mayEnter(tier: number, score: number): boolean {
+    return this.rids.length < this.depth || ranksBefore(tier, score, -1, this.tiers[0]!, this.scores[0]!, this.places[0]!);
+  }
+
   get worstTier(): number {
     return this.tiers[0]!;
   }

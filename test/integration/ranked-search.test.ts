@@ -35,11 +35,15 @@ import type { FoodQuery } from '../../src/store/catalog-store.js';
  * against an oracle that reads every food's text, on the bundled USDA data plus foods built to
  * tie. Stored first pages are kept here for groups and prefixes of at least 40 foods (2,000 by
  * default), early termination runs for words in more than 100 foods (20,000 by default) with
- * more than 30 in common (20,000), so every path is taken on this small catalogue.
+ * more than 30 in common (20,000), and slots of more than 150 foods are wide (50,000), so every
+ * path is taken on this small catalogue.
  */
 process.env['FOODLOOKUP_RANKED_TOP_MIN'] = '40';
 process.env['FOODLOOKUP_EARLY_TOP_MIN'] = '100';
 process.env['FOODLOOKUP_SCORE_ALL_MAX'] = '30';
+// Slots of type-ahead prefixes and synonyms whose groups hold more than 150 foods are made only
+// for the foods the query's other words have in common (50,000 by default).
+process.env['FOODLOOKUP_WIDE_SLOT'] = '150';
 
 let dir: string;
 let cleanup: () => void;
