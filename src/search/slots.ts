@@ -1,4 +1,5 @@
 import { BASE_COVERS, BASE_PARTS, type GroupPostings, type SlotPostings } from './postings.js';
+import { envInteger } from '../config.js';
 import { seek } from './word-search.js';
 
 /**
@@ -161,7 +162,9 @@ function union(lists: readonly Matches[]): Matches {
   const live = lists.filter((m) => m.length > 0);
   if (live.length === 0) return matches(0);
   if (live.length === 1) return live[0]!;
-  const out = matches(live.reduce((n, m) => n + m.length, 0));
+  const size = live.reduce((n, m) => n + m.length, 0);
+  if (live.length > BLOCK_UNION_LISTS && size > blockUnionSize()) return blockUnion(live, size);
+  const out = matches(size);
   const at = new Uint32Array(live.length);
   // A heap of list numbers by their current rid.
   const heap = live.map((_, i) => i);
@@ -204,6 +207,66 @@ function union(lists: readonly Matches[]): Matches {
       heap.pop();
     }
     if (heap.length > 0) down(0);
+  }
+  out.length = n;
+  return out;
+}
+
+/**
+ * Unions of more lists than this, and of more entries than blockUnionSize() (default 50,000;
+ * FOODLOOKUP_BLOCK_UNION_MIN, which tests lower), are merged a block of rids at a time.
+ */
+const BLOCK_UNION_LISTS = 8;
+function blockUnionSize(): number {
+  return envInteger('FOODLOOKUP_BLOCK_UNION_MIN', 0, 50_000);
+}
+const UNION_BLOCK = 1 << 15;
+/** An entry packed in one double so that a larger number is `better` (coverage 32 bits, value above, the name bit on top). */
+const COVER_SPAN = 2 ** 32;
+const VALUE_SPAN = 2 ** 11;
+const NAMED = 2 ** 44;
+
+/**
+ * `union` of many lists (a short type-ahead prefix completes to hundreds of words): each food's
+ * best entry kept in a block of rids at a time, then the block's foods sorted. A heap merge over
+ * hundreds of lists cost a comparison of heads per level for every entry.
+ */
+function blockUnion(lists: readonly Matches[], size: number): Matches {
+  const out = matches(size);
+  const best = new Float64Array(UNION_BLOCK);
+  const touched = new Uint32Array(UNION_BLOCK);
+  const at = new Uint32Array(lists.length);
+  let limit = 0;
+  for (const m of lists) limit = Math.max(limit, m.rids[m.length - 1]! + 1);
+  let n = 0;
+  for (let base = 0; base < limit; base += UNION_BLOCK) {
+    const end = base + UNION_BLOCK;
+    let count = 0;
+    for (let l = 0; l < lists.length; l++) {
+      const m = lists[l]!;
+      let i = at[l]!;
+      for (; i < m.length && m.rids[i]! < end; i++) {
+        const key = m.named[i]! * NAMED + (m.values[i]! + VALUE_SPAN) * COVER_SPAN + m.covers[i]!;
+        const slot = m.rids[i]! - base;
+        const had = best[slot]!;
+        if (had === 0) touched[count++] = slot;
+        if (key > had) best[slot] = key;
+      }
+      at[l] = i;
+    }
+    const slots = touched.subarray(0, count).sort();
+    for (let k = 0; k < count; k++) {
+      const slot = slots[k]!;
+      const key = best[slot]!;
+      best[slot] = 0;
+      const named = key >= NAMED ? 1 : 0;
+      const rest = key - named * NAMED;
+      out.rids[n] = base + slot;
+      out.named[n] = named;
+      out.values[n] = Math.floor(rest / COVER_SPAN) - VALUE_SPAN;
+      out.covers[n] = rest % COVER_SPAN;
+      n++;
+    }
   }
   out.length = n;
   return out;

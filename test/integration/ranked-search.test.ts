@@ -44,6 +44,8 @@ process.env['FOODLOOKUP_SCORE_ALL_MAX'] = '30';
 // Slots of type-ahead prefixes and synonyms whose groups hold more than 150 foods are made only
 // for the foods the query's other words have in common (50,000 by default).
 process.env['FOODLOOKUP_WIDE_SLOT'] = '150';
+// Unions of more than 8 lists are merged a block of rids at a time, however few their foods (50,000 by default).
+process.env['FOODLOOKUP_BLOCK_UNION_MIN'] = '0';
 
 let dir: string;
 let cleanup: () => void;
