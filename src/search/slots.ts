@@ -221,10 +221,25 @@ function blockUnionSize(): number {
   return envInteger('FOODLOOKUP_BLOCK_UNION_MIN', 0, 50_000);
 }
 const UNION_BLOCK = 1 << 15;
-/** An entry packed in one double so that a larger number is `better` (coverage 32 bits, value above, the name bit on top). */
+/**
+ * An entry (in the name, value, coverage) packed in one double so that a larger number is
+ * `better`: coverage in the low 32 bits, the value above (within ±VALUE_SPAN), the name bit on
+ * top; always positive, so 0 can mean "none".
+ */
 const COVER_SPAN = 2 ** 32;
 const VALUE_SPAN = 2 ** 11;
 const NAMED = 2 ** 44;
+
+export function packEntry(named: number, value: number, cover: number): number {
+  return named * NAMED + (value + VALUE_SPAN) * COVER_SPAN + cover;
+}
+
+/** `packEntry` read back. */
+export function unpackEntry(key: number): { named: number; value: number; cover: number } {
+  const named = key >= NAMED ? 1 : 0;
+  const rest = key - named * NAMED;
+  return { named, value: Math.floor(rest / COVER_SPAN) - VALUE_SPAN, cover: rest % COVER_SPAN };
+}
 
 /**
  * `union` of many lists (a short type-ahead prefix completes to hundreds of words): each food's
@@ -246,7 +261,7 @@ function blockUnion(lists: readonly Matches[], size: number): Matches {
       const m = lists[l]!;
       let i = at[l]!;
       for (; i < m.length && m.rids[i]! < end; i++) {
-        const key = m.named[i]! * NAMED + (m.values[i]! + VALUE_SPAN) * COVER_SPAN + m.covers[i]!;
+        const key = packEntry(m.named[i]!, m.values[i]!, m.covers[i]!);
         const slot = m.rids[i]! - base;
         const had = best[slot]!;
         if (had === 0) touched[count++] = slot;
@@ -257,14 +272,12 @@ function blockUnion(lists: readonly Matches[], size: number): Matches {
     const slots = touched.subarray(0, count).sort();
     for (let k = 0; k < count; k++) {
       const slot = slots[k]!;
-      const key = best[slot]!;
+      const entry = unpackEntry(best[slot]!);
       best[slot] = 0;
-      const named = key >= NAMED ? 1 : 0;
-      const rest = key - named * NAMED;
       out.rids[n] = base + slot;
-      out.named[n] = named;
-      out.values[n] = Math.floor(rest / COVER_SPAN) - VALUE_SPAN;
-      out.covers[n] = rest % COVER_SPAN;
+      out.named[n] = entry.named;
+      out.values[n] = entry.value;
+      out.covers[n] = entry.cover;
       n++;
     }
   }

@@ -2,7 +2,7 @@ import { bytesOf, concat, readUint32, type SearchBlobWriter } from './blobs.js';
 import { prefixAlternatives } from './plan.js';
 import { BASE_COVERS, BASE_PARTS } from './postings.js';
 import { KINDS, MAX_COVERAGE_BONUS, staticScore } from './ranking.js';
-import { ALL_FORMS } from './slots.js';
+import { ALL_FORMS, packEntry, unpackEntry } from './slots.js';
 import type { SearchMeta } from './search-meta.js';
 import { Vocabulary } from './vocabulary.js';
 import { TopFoods, finalScore, type FoodRanks } from './word-search.js';
@@ -67,13 +67,9 @@ export interface TopListInput {
 
 /** Rids read at a time for a prefix's list (8 bytes each: within a processor's cache). */
 const PREFIX_BLOCK = 1 << 15;
-/** Packed entries (writeTopLists): coverage in the low 32 bits, value above, the name bit on top. */
-const COVER_SPAN = 2 ** 32;
-const VALUE_SPAN = 2 ** 11;
-const NAMED = 2 ** 44;
-/** A stored posting's code as a packed entry, before its completion's offset. */
-const PACKED_BASE = Float64Array.from({ length: KINDS * 2 }, (_, code) =>
-  (code & 1) * NAMED + -BASE_PARTS[code >>> 1]! * COVER_SPAN + BASE_COVERS[code >>> 1]!);
+/** A stored posting's code as a packed entry (slots.ts packEntry) with no offset: an offset adds `packEntry(0, offset, 0) - packEntry(0, 0, 0)`. */
+const PACKED_BASE = Float64Array.from({ length: KINDS * 2 }, (_, code) => packEntry(code & 1, -BASE_PARTS[code >>> 1]!, BASE_COVERS[code >>> 1]!));
+const PACKED_ZERO = packEntry(0, 0, 0);
 
 export function writeTopLists(input: TopListInput, topMin: number, out: SearchBlobWriter): void {
   const ranks: FoodRanks = { place: input.place, shape: input.shape, staticPart: staticParts(input.servings, input.marks) };
@@ -98,7 +94,6 @@ export function writeTopLists(input: TopListInput, topMin: number, out: SearchBl
     out.put(topKey('group', g), topBlob(input.groupFoods[g]!, named, top.sorted()));
   }
   // Prefixes: each food once, at its best completion (slots.ts `better`), as a query's slot has it.
-  // Packed entries are positive: a value is above -VALUE_SPAN.
   const none = new Uint32Array(0);
   const vocabulary = new Vocabulary(input.sorted, input.groupOf, input.formOf, new Uint8Array(input.sorted.length), [], none,
     input.groupFoods, input.groupFoods, { hashes: none, words: none });
@@ -129,7 +124,7 @@ export function writeTopLists(input: TopListInput, topMin: number, out: SearchBl
       const choices = prefixAlternatives(prefix, vocabulary, false)[0]!.terms[0]!.choices;
       const cursor = Uint32Array.from(choices, (c) => input.groupStart[c.group]!);
       const end = Uint32Array.from(choices, (c) => input.groupStart[c.group + 1]!);
-      const shift = Float64Array.from(choices, (c) => (c.offset + VALUE_SPAN) * COVER_SPAN);
+      const shift = Float64Array.from(choices, (c) => packEntry(0, c.offset, 0) - PACKED_ZERO);
       const top = new TopFoods(depth, ranks.place);
       let matches = 0;
       let named = 0;
@@ -157,14 +152,11 @@ export function writeTopLists(input: TopListInput, topMin: number, out: SearchBl
         matches += n;
         for (let k = 0; k < n; k++) {
           const at = touched[k]!;
-          const key = best[at]!;
+          const entry = unpackEntry(best[at]!);
           best[at] = 0;
-          const tier = key >= NAMED ? 1 : 0;
-          const rest = key - tier * NAMED;
-          const value = Math.floor(rest / COVER_SPAN) - VALUE_SPAN;
-          named += tier;
-          if (!top.mayEnter(tier, -value + beyond)) continue;
-          top.add(base + at, tier, finalScore(-value, rest % COVER_SPAN, base + at, ranks));
+          named += entry.named;
+          if (!top.mayEnter(entry.named, -entry.value + beyond)) continue;
+          top.add(base + at, entry.named, finalScore(-entry.value, entry.cover, base + at, ranks));
         }
       }
       if (matches < topMin) continue;
