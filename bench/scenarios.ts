@@ -32,6 +32,10 @@ export function zipfOrder(queries: number): (i: number) => number {
 
 export interface Samples {
   ids: string[]; upcs: string[]; words: string[]; zipfQueries: string[]; coldQueries: string[]; prefixes: string[];
+  /** Type-ahead: 2–5 letters of a word, alone (`chi*`) and after whole words (`cheddar ch*`). */
+  typeAhead: string[]; typeAheadAfterWords: string[];
+  /** A word of 5 letters or more with one edit that makes it no word of the catalogue, alone or after a word. */
+  typos: string[];
   nonLeaf: string[]; leaves: string[]; brands: string[]; tags: string[]; classifications: string[];
 }
 
@@ -49,8 +53,34 @@ export function samples(db: string): Samples {
     const word = words[pick()]!;
     return word.slice(0, 2 + Math.floor(random() * 4));
   });
+  const typeAheadRandom = seededRandom(8);
+  const typeAheadPick = zipf(words.length, 1.0, typeAheadRandom);
+  const prefixOf = (word: string): string => word.slice(0, Math.min(word.length, 2 + Math.floor(typeAheadRandom() * 4)));
+  const typeAhead = [...new Set(Array.from({ length: 8000 }, () => `${prefixOf(words[typeAheadPick()]!)}*`))];
+  const typeAheadAfterWords = [...new Set(Array.from({ length: 8000 }, (_, i) =>
+    `${Array.from({ length: 1 + (i % 2) }, () => words[typeAheadPick()]).join(' ')} ${prefixOf(words[typeAheadPick()]!)}*`))];
+  // One edit (a deleted, doubled, swapped or replaced letter) that makes no word of the catalogue.
+  const vocabulary = new Set(usdaVocabulary());
+  const typoRandom = seededRandom(12);
+  const typoPick = zipf(words.length, 1.0, typoRandom);
+  const typos = new Set<string>();
+  while (typos.size < 4000) {
+    const word = words[typoPick()]!;
+    if (word.length < 5) continue;
+    const at = 1 + Math.floor(typoRandom() * (word.length - 2));
+    const edits = [
+      word.slice(0, at) + word.slice(at + 1),
+      word.slice(0, at) + word[at] + word.slice(at),
+      word.slice(0, at) + word[at + 1] + word[at] + word.slice(at + 2),
+      word.slice(0, at) + 'aeiou'[Math.floor(typoRandom() * 5)] + word.slice(at + 1),
+    ];
+    const typo = edits[Math.floor(typoRandom() * edits.length)]!;
+    if (typo.length < 5 || vocabulary.has(typo)) continue;
+    typos.add(typos.size % 3 === 2 ? `${words[typoPick()]} ${typo}` : typo);
+  }
   const result = {
-    ids, upcs: all("SELECT j.key FROM foods f, json_each(f.body, '$.upcs') j WHERE f.rid % 97 = 1 LIMIT 5000"), words, zipfQueries, coldQueries: [...new Set(coldQueries)], prefixes,
+    ids, upcs: all("SELECT j.key FROM foods f, json_each(f.body, '$.upcs') j WHERE f.rid % 97 = 1 LIMIT 5000"), words, zipfQueries,
+    coldQueries: [...new Set(coldQueries)], prefixes, typeAhead, typeAheadAfterWords, typos: [...typos],
     nonLeaf: all('SELECT id FROM categories WHERE is_leaf = 0 AND parent_id IS NOT NULL LIMIT 200'),
     leaves: all('SELECT id FROM categories WHERE is_leaf = 1 LIMIT 200'),
     brands: all('SELECT id FROM brands LIMIT 2000'),
@@ -83,8 +113,11 @@ export function scenarios(s: Samples, zipfFor: (i: number) => number, foods: num
     { name: '9 deep paging offset=500000', paths: Array.from({ length: n }, (_, i) => `/v1/foods?offset=${Math.min(500000, Math.floor(foods / 2)) + (i % 100)}&limit=20`) },
     { name: '10a SOAP foodSearch', paths: ['/soap/1.2'], method: 'POST', bodies: Array.from({ length: n }, (_, i) => soapSearch(each(s.zipfQueries, i))) },
     { name: '10b SOAP getFood', paths: ['/soap/1.2'], method: 'POST', bodies: s.ids.map(soapGet) },
-    { name: '11 barcode lookup ?upcs=', paths: s.upcs.map((code) => `/v1/foods?upcs=${code}`) },
+    { name: '14 barcode lookup ?upcs=', paths: s.upcs.map((code) => `/v1/foods?upcs=${code}`) },
     { name: '1z GET /foods/{id}, Accept-Encoding: br', paths: s.ids.map((id) => `/v1/foods/${id}`), headers: COMPRESSED },
     { name: '3z fts, Zipf query mix, Accept-Encoding: br', paths: Array.from({ length: n }, (_, i) => `/v1/foods?query=${q(s.zipfQueries[zipfFor(i)]!)}`), headers: COMPRESSED },
+    { name: '11 type-ahead alone (chi*)', paths: s.typeAhead.map((x) => `/v1/foods?query=${q(x)}`) },
+    { name: '12 type-ahead after words (cheddar ch*)', paths: s.typeAheadAfterWords.map((x) => `/v1/foods?query=${q(x)}`) },
+    { name: '13 fts, a word corrected (typo)', paths: s.typos.map((x) => `/v1/foods?query=${q(x)}`) },
   ];
 }

@@ -19,6 +19,8 @@ export interface Config {
   readonly corsOrigins?: '*' | readonly string[];
   /** Port of the Prometheus endpoint (GET /metrics), on HOST; absent = no metrics. */
   readonly metricsPort?: number;
+  /** The synonym files searches use, in order; 'default' is the list that ships (src/search/synonyms.txt). */
+  readonly synonyms: readonly string[];
 }
 
 export class ConfigError extends Error {}
@@ -92,9 +94,12 @@ export function loadConfig(flags: Flags = {}, env: NodeJS.ProcessEnv = process.e
   if (metricsText !== undefined && (!/^\d{1,5}$/.test(metricsText) || Number(metricsText) > 65535)) {
     throw new ConfigError(`metrics port must be 0–65535, got '${metricsText}'`);
   }
+  const synonyms = (pick(flags, 'synonyms', env, 'FOODLOOKUP_SYNONYMS') ?? 'default').split(',').map((p) => p.trim()).filter((p) => p !== '');
+  if (synonyms.length === 0) throw new ConfigError("synonyms must name at least one file (or 'default')");
   return Object.freeze({
     ...(cors !== undefined ? { corsOrigins: corsOrigins(cors) } : {}),
     ...(metricsText !== undefined ? { metricsPort: Number(metricsText) } : {}),
+    synonyms: Object.freeze(synonyms.map((p) => (p === 'default' || isAbsolute(p) ? p : resolve(p)))),
     dbPath: dbPath === ':memory:' || isAbsolute(dbPath) ? dbPath : resolve(dbPath),
     ...(databaseUrl ? { databaseUrl } : {}),
     host: pick(flags, 'host', env, 'HOST') ?? '127.0.0.1',

@@ -18,6 +18,7 @@ Run 'foodlookup <command> --help' for a command's options.
 `;
 
 export const SERVE_HELP = `Usage: foodlookup serve [--db PATH] [--database-url URL] [--host H] [--port N] [--trust-proxy]
+                       [--workers N] [--synonyms PATH[,PATH…]]
 
 Runs the JSON interface (/v1), the SOAP interface (POST /soap/1.2) and the WSDL
 (GET /soap/1.2?wsdl) on one port.
@@ -36,6 +37,9 @@ Options (each with its environment variable):
                        origins such as https://app.example.com (FOODLOOKUP_CORS_ORIGINS; off)
   --metrics-port N     serve Prometheus metrics at http://HOST:N/metrics, every worker's
                        together (FOODLOOKUP_METRICS_PORT; off)
+  --synonyms PATHS     the food synonym lists searches use, comma-separated; 'default' is the
+                       one that ships (FOODLOOKUP_SYNONYMS, default 'default'; docs/search.md):
+                       '--synonyms default,mine.txt' extends it, '--synonyms mine.txt' replaces it
 Also: FOODLOOKUP_TOKENS (comma-separated tokens accepted without limits), REDIS_URL, LOG_LEVEL.
 `;
 

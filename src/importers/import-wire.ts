@@ -76,7 +76,7 @@ function encodeFoodRow(row: FoodRow, out: Slot[]): void {
   out.push(
     row.foodId, row.revisionId, row.revisionGiven, row.contentHash, row.region, row.brand, row.category, row.tagsJson,
     row.name, row.nameKey, row.classification, row.classificationKey, row.classificationFold, row.otherNamesFold,
-    row.descriptionFold, row.body, row.upcKeys,
+    row.descriptionFold, row.servings, row.body, row.upcKeys,
   );
 }
 
@@ -118,6 +118,10 @@ class SlotReader {
     return this.slots[this.at++] as boolean;
   }
 
+  number(): number {
+    return this.slots[this.at++] as number;
+  }
+
   optional<T extends Slot>(): T | undefined {
     const value = this.slots[this.at++];
     return value === null ? undefined : (value as T);
@@ -152,6 +156,7 @@ function decodeFoodRow(r: SlotReader): FoodRow {
     classificationFold: r.string(),
     otherNamesFold: r.string(),
     descriptionFold: r.string(),
+    servings: r.number(),
     body: r.string(),
     upcKeys: r.string(),
   };

@@ -89,10 +89,18 @@ export interface TagQuery extends Paging {
   readonly brands?: ListFilter;
 }
 
+/** A query word the search corrected (contract C3 Typos), and the words it matched instead. */
+export interface Correction {
+  readonly word: string;
+  readonly as: readonly string[];
+}
+
 export interface Page<T> {
   /** Count of all matching results (after grouping-limit for grouped foods). */
   readonly total: number;
   readonly items: readonly T[];
+  /** Present when fts words were corrected: the response's `metadata.corrections`. */
+  readonly corrections?: readonly Correction[];
 }
 
 export interface FoodHit {

@@ -34,6 +34,8 @@ export interface FoodRow {
   /** The other names and the description as the search index reads them (searchTexts). */
   readonly otherNamesFold: string;
   readonly descriptionFold: string;
+  /** How many servings the food lists (the search ranks commonly eaten foods, which list more, first). */
+  readonly servings: number;
   /** The columns that are not looked up by id: one JSON text (foodBody). */
   readonly body: string;
   /** The lookup keys of the food's barcodes (domain/barcodes.ts), comma-separated; '' when none. */
@@ -83,6 +85,7 @@ export function foodRow(food: CatalogFood): FoodRow {
     classificationFold: fold(food.classification),
     otherNamesFold: texts.otherNames,
     descriptionFold: texts.description,
+    servings: food.servings.length,
     body: foodBody(parts),
     upcKeys: foodBarcodeKeys(Object.keys(food.upcs)).join(','),
   };

@@ -179,7 +179,7 @@ describe('serve --workers', () => {
     const old = join(dir, 'workers.db');
     copyFileSync(db, old);
     const damaged = new Database(old);
-    damaged.exec("DELETE FROM search_blobs WHERE key = 'name_length'; UPDATE meta SET value = '3' WHERE key = 'schema_version'");
+    damaged.exec("DELETE FROM search_blobs WHERE key = 'meta'; UPDATE meta SET value = '5' WHERE key = 'schema_version'");
     damaged.close();
     const server = await spawnServe(old, {}, ['--workers', '2']);
     const workers = (): number[] => execFileSync('pgrep', ['-P', String(server.pid)], { encoding: 'utf8' }).trim().split('\n').map(Number);
@@ -209,7 +209,7 @@ describe('serve --workers', () => {
     const migrated = new Database(old, { readonly: true });
     try {
       assert.equal(migrated.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get(), String(SCHEMA_VERSION));
-      assert.ok(migrated.prepare("SELECT 1 FROM search_blobs WHERE key = 'name_length'").get() !== undefined);
+      assert.ok(migrated.prepare("SELECT 1 FROM search_blobs WHERE key = 'meta'").get() !== undefined);
     } finally {
       migrated.close();
     }

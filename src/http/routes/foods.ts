@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { CatalogReader } from '../../store/catalog-store.js';
+import type { CatalogReader, Page } from '../../store/catalog-store.js';
 import { errors } from '../../errors.js';
 import { foodListRequest, recordRequest } from '../../query/requests.js';
 import { answerIfNotModified } from '../caching.js';
@@ -11,18 +11,20 @@ export function foodRoutes(app: FastifyInstance, reader: CatalogReader, cache: R
   getRoute(app, '/foods', async (request, reply) => sendCached(cache, request, reply, await reader.state(), () => {
     const { query, fields } = foodListRequest(rawQuery(request));
     const select = projector(fields, { resource: 'food', collection: true, grouping: query.grouping !== undefined });
-    const metadata = `{"total":%,"limit":${query.limit},"offset":${query.offset}}`;
+    // `corrections` only when the search corrected a word (contract C3).
+    const metadata = (page: Page<unknown>): string => `{"total":${page.total},"limit":${query.limit},"offset":${query.offset}` +
+      `${page.corrections ? `,"corrections":${JSON.stringify(page.corrections)}` : ''}}`;
     if (fields === undefined) {
       // Whole foods: spliced from stored JSON, no object built.
       return async () => {
         const page = await reader.foodsJson(query);
-        return `{"metadata":${metadata.replace('%', String(page.total))},"foods":[${page.items.join(',')}]}`;
+        return `{"metadata":${metadata(page)},"foods":[${page.items.join(',')}]}`;
       };
     }
     return async () => {
       const page = await reader.foods(query);
       return JSON.stringify({
-        metadata: { total: page.total, limit: query.limit, offset: query.offset },
+        metadata: { total: page.total, limit: query.limit, offset: query.offset, ...(page.corrections ? { corrections: page.corrections } : {}) },
         foods: page.items.map((hit) => select(hit.grouping ? { ...hit.food, grouping: hit.grouping } : hit.food)),
       });
     };

@@ -30,7 +30,7 @@ function namedRoutes<Q extends Paging, R extends object>(
     return async () => {
       const page = await r.list(query);
       return JSON.stringify({
-        metadata: { total: page.total, limit: query.limit, offset: query.offset },
+        metadata: { total: page.total, limit: query.limit, offset: query.offset, ...(page.corrections ? { corrections: page.corrections } : {}) },
         [r.plural]: page.items.map(select),
       });
     };

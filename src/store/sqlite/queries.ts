@@ -1,8 +1,29 @@
+import { fold } from '../../domain/text.js';
 import type {
-  BrandQuery, CategoryQuery, Direction, FoodFilters, FoodQuery, IdFilter, ListFilter, TagQuery,
+  BrandQuery, CategoryQuery, Direction, FoodFilters, FoodQuery, IdFilter, ListFilter, TagQuery, TextMatch,
 } from '../catalog-store.js';
-import { ANYWHERE_WEIGHTS, bm25Sql } from './bm25-parts.js';
-import { matcher, type Matcher } from './matching.js';
+
+/**
+ * How a query's text restricts the rows: `fts` matching is the search engine's (src/search):
+ * its matches arrive as rids, in rank order for foods.
+ */
+export type Matcher =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'prefix'; readonly key: string; readonly upper: string }
+  | { readonly kind: 'fts'; readonly rids: readonly number[] };
+
+/** The largest code point: `key < prefix + MAX` bounds a prefix range on an index. */
+const MAX_CHAR = String.fromCodePoint(0x10ffff);
+
+/** The matcher of a text match; `matched` is the engine's answer for fts. */
+export function matcher(match: TextMatch | undefined, matched: () => readonly number[]): Matcher {
+  if (!match) return { kind: 'none' };
+  if (match.type === 'prefix') {
+    const key = fold(match.query);
+    return { kind: 'prefix', key, upper: key + MAX_CHAR };
+  }
+  return { kind: 'fts', rids: matched() };
+}
 
 /** A piece of SQL with its parameters, built in order. */
 export class Sql {
@@ -101,23 +122,18 @@ function orderBy(terms: readonly OrderTerm[], direction: Direction): string {
   return terms.map(([e, d]) => `${e} ${flip(d).toUpperCase()}`).join(', ');
 }
 
-/** Conditions and rank terms for a text match on a table aliased `alias` with an fts table. */
-function matchParts(m: Matcher, alias: string, ftsTable: string): { conditions: Condition[]; rank: OrderTerm[] } {
+/** Conditions and rank terms for a text match on a table aliased `alias`. */
+function matchParts(m: Matcher, alias: string): { conditions: Condition[]; rank: OrderTerm[] } {
   switch (m.kind) {
     case 'none':
       return { conditions: [], rank: [] };
-    case 'empty':
-      return { conditions: [{ sql: '0', params: [] }], rank: [] };
     case 'prefix':
       return {
         conditions: [{ sql: `${alias}.name_key >= ? AND ${alias}.name_key < ?`, params: [m.key, m.upper] }],
         rank: [[`(${alias}.name_key = ?)`, 'desc'], [`length(${alias}.name_key)`, 'asc']],
       };
     case 'fts':
-      return {
-        conditions: [{ sql: `${alias}.rid IN (SELECT rowid FROM ${ftsTable} WHERE ${ftsTable} MATCH ?)`, params: [m.expression] }],
-        rank: [],
-      };
+      return { conditions: [{ sql: `${alias}.rid IN (SELECT value FROM json_each(?))`, params: [JSON.stringify(m.rids)] }], rank: [] };
   }
 }
 
@@ -136,25 +152,23 @@ export interface BuiltQuery {
  * /foods, as the rids of one page in order. Only rids go through the sort: SQLite's sorter
  * carries every selected column, and a food's stored body is ~1 KB, so sorting 40,000
  * matches with their bodies cost ten times more than sorting their keys. The store fetches
- * the page's rows afterwards. Ranked fts joins the bm25 scores of the matching rows; the name tier (all words
- * in the name) ranks first. Grouping numbers foods in `order`, then orders groups by their
- * best food (rank) or name, keeping the first N of each group.
+ * the page's rows afterwards. fts takes the engine's matches in rank order (`ranked`, every
+ * match, best first): their position is the rank. Grouping numbers foods in `order`, then
+ * orders groups by their best food (rank) or name, keeping the first N of each group.
  */
-export function foodsQuery(q: FoodQuery): BuiltQuery {
-  const m = matcher(q.match);
+export function foodsQuery(q: FoodQuery, ranked: () => readonly number[] = () => []): BuiltQuery {
+  const m = matcher(q.match, ranked);
   const conditions = foodConditions(q);
   let from = 'foods f';
   const fromParams: unknown[] = [];
   let rankTerms: OrderTerm[] = [];
   const rankParams: unknown[] = [];
   if (m.kind === 'fts') {
-    from = `foods f JOIN (SELECT rowid AS rid, ${bm25Sql(ANYWHERE_WEIGHTS)} AS score
-      FROM foods_fts WHERE foods_fts MATCH ?) m ON m.rid = f.rid`;
-    fromParams.push(m.expression);
-    rankTerms = [['(f.rid IN (SELECT rowid FROM foods_fts WHERE foods_fts MATCH ?))', 'desc'], ['m.score', 'asc']];
-    rankParams.push(m.nameExpression);
+    from = 'foods f JOIN json_each(?) m ON m.value = f.rid';
+    fromParams.push(JSON.stringify(m.rids));
+    rankTerms = [['m.key', 'asc']];
   } else {
-    const parts = matchParts(m, 'f', 'foods_fts');
+    const parts = matchParts(m, 'f');
     conditions.unshift(...parts.conditions);
     rankTerms = parts.rank;
     if (m.kind === 'prefix') rankParams.push(m.key);
@@ -171,9 +185,7 @@ export function foodsQuery(q: FoodQuery): BuiltQuery {
     where(page, conditions);
     page.add(`ORDER BY ${foodOrder} LIMIT ? OFFSET ?`, ...orderParams, q.limit, q.offset);
     // Past the last page: the matches drive, as in the page query, and the filters are probed per match.
-    const count = m.kind === 'fts'
-      ? new Sql().add('SELECT count(*) FROM foods f JOIN (SELECT rowid AS rid FROM foods_fts WHERE foods_fts MATCH ?) m ON m.rid = f.rid', m.expression)
-      : new Sql().add('SELECT count(*) FROM foods f');
+    const count = new Sql().add(`SELECT count(*) FROM ${from}`, ...fromParams);
     where(count, conditions);
     return { page, count, pageCarriesTotal: windowTotal };
   }
@@ -182,8 +194,8 @@ export function foodsQuery(q: FoodQuery): BuiltQuery {
   const groupKey = byBrand ? 'f.brand_id' : 'f.classification';
   const groupName = byBrand ? 'b.name_key' : 'f.classification_fold';
   const groupFrom = byBrand ? `${from} JOIN brands b ON b.id = f.brand_id` : from;
-  const ranked = q.grouping.order.field === 'rank' && rankTerms.length > 0;
-  const groupOrder = orderBy(ranked ? [['g.gbest', 'asc']] : [['g.gname', 'asc'], ['g.gkey', 'asc']], q.grouping.order.direction);
+  const groupsRanked = q.grouping.order.field === 'rank' && rankTerms.length > 0;
+  const groupOrder = orderBy(groupsRanked ? [['g.gbest', 'asc']] : [['g.gname', 'asc'], ['g.gkey', 'asc']], q.grouping.order.direction);
   const cte = new Sql().add(`WITH matched AS (SELECT f.rid, ${groupKey} AS gkey, ${groupName} AS gname,
       ROW_NUMBER() OVER (ORDER BY ${foodOrder}) AS pos FROM ${groupFrom}`, ...orderParams, ...fromParams);
   where(cte, conditions);
@@ -201,13 +213,12 @@ export function foodsQuery(q: FoodQuery): BuiltQuery {
 function namedListQuery(
   table: string,
   alias: string,
-  ftsTable: string,
   conditions: Condition[],
   match: Matcher,
   direction: Direction,
   paging: { limit: number; offset: number },
 ): BuiltQuery {
-  const all = [...matchParts(match, alias, ftsTable).conditions, ...conditions];
+  const all = [...matchParts(match, alias).conditions, ...conditions];
   const page = new Sql().add(`SELECT ${alias}.* FROM ${table} ${alias}`);
   where(page, all);
   page.add(`ORDER BY ${orderBy([[`${alias}.name_key`, 'asc'], [`${alias}.id`, 'asc']], direction)} LIMIT ? OFFSET ?`,
@@ -248,17 +259,18 @@ function wholeListAsIdFilter(list: ListFilter | undefined): IdFilter | undefined
   return list.inverted ? { include: [], exclude: list.values } : { include: list.values, exclude: [] };
 }
 
-export function brandsQuery(q: BrandQuery): BuiltQuery {
+/** `matched`: the engine's matching rids, for an fts query. */
+export function brandsQuery(q: BrandQuery, matched: () => readonly number[] = () => []): BuiltQuery {
   const conditions: Condition[] = [];
   if (q.region) conditions.push({ sql: 'b.region = ?', params: [q.region] });
   const filters: FoodFilters = { region: q.region, classifications: q.classifications, categories: q.categories, tags: q.tags };
   if (hasFoodFilter(filters)) {
     conditions.push(ofFoods('b.id', 'f.brand_id', filters));
   }
-  return namedListQuery('brands', 'b', 'brands_fts', conditions, matcher(q.match), q.direction, q);
+  return namedListQuery('brands', 'b', conditions, matcher(q.match, matched), q.direction, q);
 }
 
-export function categoriesQuery(q: CategoryQuery): BuiltQuery {
+export function categoriesQuery(q: CategoryQuery, matched: () => readonly number[] = () => []): BuiltQuery {
   const conditions: Condition[] = [];
   if (q.region) conditions.push({ sql: 'c.region = ?', params: [q.region] });
   if (q.isLeaf !== undefined) conditions.push({ sql: 'c.is_leaf = ?', params: [q.isLeaf ? 1 : 0] });
@@ -274,10 +286,10 @@ export function categoriesQuery(q: CategoryQuery): BuiltQuery {
   if (hasFoodFilter(filters)) {
     conditions.push(ofFoods('c.id', 'f.category_id', filters));
   }
-  return namedListQuery('categories', 'c', 'categories_fts', conditions, matcher(q.match), q.direction, q);
+  return namedListQuery('categories', 'c', conditions, matcher(q.match, matched), q.direction, q);
 }
 
-export function tagsQuery(q: TagQuery): BuiltQuery {
+export function tagsQuery(q: TagQuery, matched: () => readonly number[] = () => []): BuiltQuery {
   const conditions: Condition[] = [];
   const filters: FoodFilters = {
     classifications: q.classifications, categories: q.categories, brands: wholeListAsIdFilter(q.brands),
@@ -285,5 +297,5 @@ export function tagsQuery(q: TagQuery): BuiltQuery {
   if (hasFoodFilter(filters)) {
     conditions.push(ofFoods('t.id', 'ft.tag_id', filters, 'food_tags ft JOIN foods f ON f.rid = ft.food_rid'));
   }
-  return namedListQuery('tags', 't', 'tags_fts', conditions, matcher(q.match), q.direction, q);
+  return namedListQuery('tags', 't', conditions, matcher(q.match, matched), q.direction, q);
 }

@@ -1,24 +1,26 @@
 import type { Database } from 'better-sqlite3';
 import { GENERIC_BRAND_IDS, GENERIC_BRAND_NAME, REGIONS } from '../../domain/regions.js';
 import { fold } from '../../domain/text.js';
-import { COMPLETE_KEY, SEARCH_DATA_DDL } from './postings.js';
-import { TOP_DDL, rebuildSearchData } from './search-data.js';
+import { SearchIndex } from '../../search/search-index.js';
+import { searchTexts } from '../food-row.js';
+import { SEARCH_BLOBS_DDL, SqliteSearchBlobs, rebuildSearchData } from './search-store.js';
 import { upgradeToBarcodesAndDefaults } from './upgrade-6.js';
 
 /**
  * 2: precomputed first pages and postings of common words.
- * 3: postings of every word with the name-only lists, coded parts, food facts (search-data.ts).
+ * 3: postings of every word with the name-only lists, coded parts, food facts.
  * 4: name lengths by place, for prefix search in memory (name-order.ts).
  * 5: a common word's first foods as one list of rids (ranked_top.rids), not a row each.
  * 6: barcode lookup keys (food_upcs); stored bodies carry servings[].isDefault and defaultServing.
+ * 7: the search engine's own data (src/search) in search_blobs; the foods' other names,
+ *    description and servings count as columns it reads; no FTS5 tables.
  */
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 
 /**
  * Text columns ending in `_key` hold folded text (lower case, no diacritics): name order
- * and prefix matching run on them with BINARY collation, so indexes serve both.
- * The FTS tables are contentless and index folded text too, so the JS folding is the only
- * folding and queries and documents always agree.
+ * and prefix matching run on them with BINARY collation, so indexes serve both. `_fold`
+ * columns are the folded texts the search engine reads (src/search/build.ts).
  */
 const DDL = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -77,6 +79,9 @@ CREATE TABLE IF NOT EXISTS foods (
   classification TEXT NOT NULL,
   classification_key TEXT NOT NULL,
   classification_fold TEXT NOT NULL,
+  other_names_fold TEXT NOT NULL DEFAULT '',
+  description_fold TEXT NOT NULL DEFAULT '',
+  servings INTEGER NOT NULL DEFAULT 0,
   tag_ids TEXT NOT NULL,
   body TEXT NOT NULL,
   updated_at INTEGER NOT NULL
@@ -101,53 +106,64 @@ CREATE TABLE IF NOT EXISTS food_upcs (
   PRIMARY KEY (upc_key, food_rid)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS food_upcs_food ON food_upcs (food_rid);
-
-CREATE VIRTUAL TABLE IF NOT EXISTS foods_fts USING fts5 (
-  name, brand, classification, other_names, description,
-  content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 0'
-);
-CREATE VIRTUAL TABLE IF NOT EXISTS brands_fts USING fts5 (
-  name, content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 0'
-);
-CREATE VIRTUAL TABLE IF NOT EXISTS categories_fts USING fts5 (
-  name, content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 0'
-);
-CREATE VIRTUAL TABLE IF NOT EXISTS tags_fts USING fts5 (
-  name, content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 0'
-);
 `;
+
+/** Tables of schema 6 and older that schema 7 has no use for: FTS5's and the old search data's. */
+const RETIRED = ['foods_fts', 'brands_fts', 'categories_fts', 'tags_fts', 'word_postings', 'ranked_top', 'ranked_terms', 'term_postings'];
+
+/**
+ * A database of schema 6 or older: the search columns of foods filled from the stored bodies,
+ * the FTS5 tables and the old search data dropped (the engine's is built after).
+ */
+function upgradeFoods(db: Database): void {
+  const columns = new Set((db.prepare("SELECT name FROM pragma_table_info('foods')").pluck().all() as string[]));
+  if (!columns.has('servings')) {
+    db.exec(`ALTER TABLE foods ADD COLUMN other_names_fold TEXT NOT NULL DEFAULT '';
+      ALTER TABLE foods ADD COLUMN description_fold TEXT NOT NULL DEFAULT '';
+      ALTER TABLE foods ADD COLUMN servings INTEGER NOT NULL DEFAULT 0`);
+    const update = db.prepare('UPDATE foods SET other_names_fold = ?, description_fold = ?, servings = ? WHERE rid = ?');
+    for (const [rid, body] of db.prepare('SELECT rid, body FROM foods').raw().all() as [number, string][]) {
+      const parsed = JSON.parse(body) as { otherNames?: string[]; description?: string; servings?: unknown[] };
+      const texts = searchTexts(parsed);
+      update.run(texts.otherNames, texts.description, parsed.servings?.length ?? 0, rid);
+    }
+  }
+  for (const table of RETIRED) db.exec(`DROP TABLE IF EXISTS "${table}"`);
+}
 
 /** Creates the schema when missing and makes sure both generic brands exist. */
 export function migrate(db: Database): void {
-  db.exec(DDL);
-  db.exec(TOP_DDL);
-  db.exec(SEARCH_DATA_DDL);
-  const version = db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'schema_version'").get();
-  if (version && Number(version.value) > SCHEMA_VERSION) {
-    throw new Error(`database schema ${version.value} is newer than this program (${SCHEMA_VERSION}); upgrade foodlookup`);
+  const hasMeta = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get() !== undefined;
+  const stored = hasMeta ? db.prepare<[], string>("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get() : undefined;
+  if (stored !== undefined && Number(stored) > SCHEMA_VERSION) {
+    throw new Error(`database schema ${stored} is newer than this program (${SCHEMA_VERSION}); upgrade foodlookup`);
   }
   const now = Date.now();
-  const setMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING');
-  const addBrand = db.prepare(
-    'INSERT INTO brands (id, name, name_key, region, updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING RETURNING rid',
-  );
-  const addBrandFts = db.prepare('INSERT INTO brands_fts (rowid, name) VALUES (?, ?)');
   // IMMEDIATE: the write lock first. The workers of `serve --workers N` open the file at once, and
   // a transaction that reads and then writes could not wait for another's (SQLITE_BUSY at once).
   db.transaction(() => {
-    // A database written by an older version gains the search data the first time it is opened for writing.
-    const complete = db.prepare('SELECT 1 FROM search_blobs WHERE key = ?').get(COMPLETE_KEY) !== undefined;
-    if (version && Number(version.value) < 6) upgradeToBarcodesAndDefaults(db);
-    if (version && (Number(version.value) < SCHEMA_VERSION || !complete)) rebuildSearchData(db);
+    if (stored !== undefined && Number(stored) < SCHEMA_VERSION) upgradeFoods(db);
+    db.exec(DDL);
+    db.exec(SEARCH_BLOBS_DDL);
+    if (stored !== undefined && Number(stored) < 6) upgradeToBarcodesAndDefaults(db);
+    const setMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING');
+    const addBrand = db.prepare(
+      'INSERT INTO brands (id, name, name_key, region, updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING',
+    );
+    let added = false;
+    for (const region of REGIONS) {
+      if (addBrand.run(GENERIC_BRAND_IDS[region], GENERIC_BRAND_NAME, fold(GENERIC_BRAND_NAME), region, now).changes > 0) added = true;
+    }
     db.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(SCHEMA_VERSION));
     setMeta.run('schema_version', String(SCHEMA_VERSION));
     setMeta.run('catalog_version', '1');
     setMeta.run('last_modified', String(now));
-    for (const region of REGIONS) {
-      const row = addBrand.get(GENERIC_BRAND_IDS[region], GENERIC_BRAND_NAME, fold(GENERIC_BRAND_NAME), region, now) as
-        | { rid: number }
-        | undefined;
-      if (row) addBrandFts.run(row.rid, fold(GENERIC_BRAND_NAME));
+    // A database written by an older version (or by a build whose search data differs) gains
+    // the search data the first time it is opened for writing; a new one gets it with its
+    // generic brands. The version moves, so readers open on it load the new data.
+    if (added || !SearchIndex.current(new SqliteSearchBlobs(db))) {
+      rebuildSearchData(db);
+      if (stored !== undefined) db.prepare("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'catalog_version'").run();
     }
   }).immediate();
 }

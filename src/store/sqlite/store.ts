@@ -6,7 +6,7 @@ import type { Brand, Category, Food, Tag } from '../../domain/records.js';
 import { isUuid, normaliseId } from '../../domain/ids.js';
 import type {
   BrandQuery, CatalogHealth, CatalogState, CatalogStore, CategoryQuery, FoodHit, FoodQuery, ImportTransaction, NameSearchHit, Page,
-  Stamped, TagQuery,
+  Stamped, TagQuery, TextMatch,
 } from '../catalog-store.js';
 import { migrate } from './schema.js';
 import { SqliteImport } from './writer.js';
@@ -16,21 +16,20 @@ import {
   type BrandRow, type CategoryRow, type FoodContext, type FoodJsonContext, type FoodRow, type TagRow,
 } from './records.js';
 import { brandsQuery, categoriesQuery, foodsQuery, tagsQuery, type BuiltQuery } from './queries.js';
-import { ftsExpression } from './matching.js';
-import type { RecordRids } from './food-filters.js';
-import { SqliteWordIndex } from './word-index.js';
-import { nameOrderPage } from './name-order.js';
-import { readUint32 } from './postings.js';
-import {
-  MATCH_COUNT, NAME_CANDIDATES, NAME_GROUP, RANKED_CANDIDATES, RANKED_CANDIDATES_ONE_WORD, RANKED_GROUP, RANKED_GROUP_ONE_WORD,
-  RANKED_PAGE, TOP_PAGE, TOP_TERM, groupedSearchPage, nameSearchPage, rankedSearchPage, type Candidate, type RankedStatements, type TopLists,
-} from './ranked-search.js';
+import type { RecordRids } from '../../search/food-filters.js';
+import { SearchEngine, type StoreLookups } from '../../search/engine.js';
+import type { Correction } from '../../search/plan.js';
+import { recordsEngine } from '../../search/records.js';
+import { Synonyms } from '../../search/synonyms.js';
+import { loadSearchIndex } from './search-store.js';
 
 /**
  * Brands, categories and tags of one catalogue version, held in memory: every food response
  * embeds them, and they are few next to the foods. Rebuilt when the version moves.
  */
 class Dictionary implements FoodContext, FoodJsonContext, RecordRids {
+  private readonly byClassification: Statement<[string], number>;
+  private readonly byBarcode: Statement<[string], number>;
   readonly brands = new Map<string, Stamped<Brand>>();
   /** Rids by id, for the in-memory filters (food-filters.ts). */
   private readonly brandRids = new Map<string, number>();
@@ -66,6 +65,16 @@ class Dictionary implements FoodContext, FoodJsonContext, RecordRids {
     });
     this.closure = db.prepare<[string], number>(`SELECT c.rid FROM category_closure cc JOIN categories c ON c.id = cc.descendant_id
       WHERE cc.ancestor_id IN (SELECT value FROM json_each(?))`).pluck();
+    this.byClassification = db.prepare<[string], number>('SELECT rid FROM foods WHERE classification_key IN (SELECT value FROM json_each(?))').pluck();
+    this.byBarcode = db.prepare<[string], number>('SELECT DISTINCT food_rid FROM food_upcs WHERE upc_key IN (SELECT value FROM json_each(?))').pluck();
+  }
+
+  upcFoods(keys: readonly string[]): number[] {
+    return this.byBarcode.all(JSON.stringify(keys));
+  }
+
+  classificationFoods(values: readonly string[]): number[] {
+    return this.byClassification.all(JSON.stringify(values.map((v) => v.toLowerCase())));
   }
 
   brandRid(id: string): number | undefined {
@@ -136,6 +145,26 @@ export interface SqliteStoreOptions {
   readonly readonly?: boolean;
   /** SQLite's page cache, in MiB (default: 64 writable, 32 read-only). */
   readonly cacheMiB?: number;
+  /** The synonym list searches use (default: the one that ships, src/search/synonyms.txt). */
+  readonly synonyms?: Synonyms;
+}
+
+/** The searches of one catalogue version: foods from the stored search data, records from their names. */
+interface Searches {
+  readonly dictionary: Dictionary;
+  readonly foods: SearchEngine;
+  readonly records: Map<'brands' | 'categories' | 'tags', SearchEngine>;
+}
+
+/** A page with the corrections of its query's words, when there were any (contract C3). */
+function withCorrections<T>(page: Page<T>, corrections: readonly Correction[]): Page<T> {
+  return corrections.length === 0 ? page : { ...page, corrections };
+}
+
+let shippedSynonyms: Synonyms | undefined;
+/** The synonym list that ships with the service, read once per process. */
+function defaultSynonyms(): Synonyms {
+  return (shippedSynonyms ??= Synonyms.load(['default']));
 }
 
 export class SqliteCatalogStore implements CatalogStore {
@@ -149,7 +178,10 @@ export class SqliteCatalogStore implements CatalogStore {
   private readonly foodById: Statement<[string], FoodRow>;
   private readonly foodByRevision: Statement<[string], FoodRow>;
   private readonly foodsByRid: Statement<[string], FoodRow & { rid: number }>;
+  private readonly firstFrom: Statement<[string], number>;
   private readonly statements = new Map<string, Statement>();
+  private readonly synonyms: Synonyms;
+  private searches: Searches | undefined;
 
   constructor(readonly path: string, options: SqliteStoreOptions = {}) {
     if (!options.readonly && path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -168,6 +200,7 @@ export class SqliteCatalogStore implements CatalogStore {
     // bounds the memory SQLite's sorter takes before spilling to temp files. Imports keep a larger one.
     this.db.pragma(`cache_size = ${-1024 * (options.cacheMiB ?? (options.readonly ? 32 : 64))}`);
     if (!options.readonly) migrate(this.db);
+    this.synonyms = options.synonyms ?? defaultSynonyms();
     this.stateStatement = this.db.prepare("SELECT key, value FROM meta WHERE key IN ('catalog_version', 'last_modified')");
     this.dataVersion = this.db.prepare<[], number>('PRAGMA data_version').pluck();
     this.beginBatch = this.db.prepare('BEGIN');
@@ -177,27 +210,45 @@ export class SqliteCatalogStore implements CatalogStore {
     this.foodById = this.db.prepare(`SELECT ${FOOD_COLUMNS} FROM foods f WHERE f.id = ?`);
     this.foodByRevision = this.db.prepare(`SELECT ${FOOD_COLUMNS} FROM foods f WHERE f.revision_id = ?`);
     this.foodsByRid = this.db.prepare(`SELECT f.rid, ${FOOD_COLUMNS} FROM foods f WHERE f.rid IN (SELECT value FROM json_each(?))`);
-    // A database of schema 4 or older, read-only, keeps its lists a row per food: its words are ranked from the postings.
-    const hasTopLists = this.db.prepare("SELECT 1 FROM pragma_table_info('ranked_top') WHERE name = 'rids'").get() !== undefined;
-    this.topLists = hasTopLists
-      ? {
-        term: (word) => this.prepared(TOP_TERM).get(word) as { matches: number } | undefined,
-        page: (list, word, from, to) => {
-          const rids = this.prepared(TOP_PAGE, 'value').get(list, word) as Buffer | undefined;
-          return rids === undefined ? [] : Array.from(readUint32(rids).subarray(from, to));
-        },
-      }
-      : undefined;
-    this.ranked = this.rankedStatements();
+    this.firstFrom = this.db.prepare<[string], number>('SELECT rid FROM foods WHERE name_key >= ? ORDER BY name_key, id LIMIT 1').pluck();
   }
 
-  /** The postings of the current catalogue version, dropped when it moves; undefined on a database without them. */
-  private wordIndex(): SqliteWordIndex | undefined {
+  /** The searches of the current catalogue version, made again when it moves. */
+  private search(): Searches {
     const dictionary = this.current();
-    if (this.words?.dictionary !== dictionary) {
-      this.words = { dictionary, index: SqliteWordIndex.available(this.db) ? new SqliteWordIndex(this.db, dictionary) : undefined };
+    if (this.searches?.dictionary !== dictionary) {
+      this.searches = { dictionary, foods: new SearchEngine(loadSearchIndex(this.db), this.synonyms), records: new Map() };
     }
-    return this.words.index;
+    return this.searches;
+  }
+
+  /** What the engine asks the store while searching foods. */
+  private lookups(searches: Searches): StoreLookups {
+    const { dictionary, foods } = searches;
+    return {
+      brandRid: (id) => dictionary.brandRid(id),
+      tagRid: (id) => dictionary.tagRid(id),
+      categoriesUnder: (ids) => dictionary.categoriesUnder(ids),
+      classificationFoods: (values) => dictionary.classificationFoods(values),
+      upcFoods: (keys) => dictionary.upcFoods(keys),
+      limits: dictionary.limits,
+      firstPlaceFrom: (key) => {
+        const rid = this.firstFrom.get(key);
+        return rid === undefined ? foods.index.meta.foods : foods.index.place[rid]!;
+      },
+    };
+  }
+
+  /** The engine of brand, category or tag names, built on first use in this version. */
+  private records(kind: 'brands' | 'categories' | 'tags'): SearchEngine {
+    const searches = this.search();
+    let engine = searches.records.get(kind);
+    if (engine === undefined) {
+      const names = this.db.prepare(`SELECT rid, name_key AS name FROM ${kind}`).all() as { rid: number; name: string }[];
+      engine = recordsEngine(names, this.synonyms);
+      searches.records.set(kind, engine);
+    }
+    return engine;
   }
 
   /** The underlying connection, for the token store that shares the database file. */
@@ -268,9 +319,9 @@ export class SqliteCatalogStore implements CatalogStore {
     return Promise.resolve(this.current().state);
   }
 
-  /** ~0.5 s at 1,000,000 foods: the dictionary, the food facts and the name places. */
+  /** ~0.5 s at 1,000,000 foods: the dictionary, the search data's facts, name places and commonest postings. */
   warm(): Promise<void> {
-    this.wordIndex()?.load();
+    this.search().foods.warm();
     return Promise.resolve();
   }
 
@@ -348,18 +399,19 @@ export class SqliteCatalogStore implements CatalogStore {
   }
 
   /** The page's rows in order, with the dictionary of the version they were read in. */
-  private foodPage(query: FoodQuery): { dictionary: Dictionary; total: number; rows: FoodRow[] } {
-    const dictionary = this.current();
-    // A barcode lookup names a handful of foods through its index: the general query starts from them.
-    const { rids, total } = query.upcs ? this.generalPage(query) : nameOrderPage(query, this.wordIndex())
-      ?? rankedSearchPage(query, this.ranked) ?? groupedSearchPage(query, this.ranked) ?? this.generalPage(query);
+  private foodPage(query: FoodQuery): { dictionary: Dictionary; total: number; rows: FoodRow[]; corrections: readonly Correction[] } {
+    const searches = this.search();
+    // A barcode lookup without a query names a handful of foods through its index: the general query starts from them.
+    const answer = query.upcs && !query.match ? undefined : searches.foods.foods(query, this.lookups(searches));
+    const corrections = answer?.corrections ?? [];
+    const { rids, total } = answer === undefined ? this.generalPage(query) : 'ranked' in answer ? this.generalPage(query, answer.ranked) : answer;
     const byRid = new Map<number, FoodRow>();
     for (const row of this.foodsByRid.all(JSON.stringify(rids))) byRid.set(row.rid, row);
-    return { dictionary, total, rows: rids.map((rid) => byRid.get(rid)!) };
+    return { dictionary: searches.dictionary, total, rows: rids.map((rid) => byRid.get(rid)!), corrections };
   }
 
   foods(query: FoodQuery): Promise<Page<FoodHit>> {
-    const { dictionary, total, rows } = this.foodPage(query);
+    const { dictionary, total, rows, corrections } = this.foodPage(query);
     const by = query.grouping?.by;
     const items = rows.map((row): FoodHit => {
       const food = foodRowToFood(row, dictionary);
@@ -367,11 +419,11 @@ export class SqliteCatalogStore implements CatalogStore {
       if (by === 'classification') return { food, grouping: { name: row.classification } };
       return { food };
     });
-    return Promise.resolve({ total, items });
+    return Promise.resolve(withCorrections({ total, items }, corrections));
   }
 
   foodsJson(query: FoodQuery): Promise<Page<string>> {
-    const { dictionary, total, rows } = this.foodPage(query);
+    const { dictionary, total, rows, corrections } = this.foodPage(query);
     const by = query.grouping?.by;
     const items = rows.map((row) => {
       const json = foodRowToJson(row, dictionary);
@@ -381,11 +433,12 @@ export class SqliteCatalogStore implements CatalogStore {
         : `{"name":${JSON.stringify(row.classification)}}`;
       return `${json.slice(0, -1)},"grouping":${grouping}}`;
     });
-    return Promise.resolve({ total, items });
+    return Promise.resolve(withCorrections({ total, items }, corrections));
   }
 
-  private generalPage(query: FoodQuery): { rids: number[]; total: number } {
-    const built = foodsQuery(query);
+  /** The SQL plan: lists without a query and prefixes the engine leaves to it; fts grouped over the engine's ranked matches. */
+  private generalPage(query: FoodQuery, ranked?: readonly number[]): { rids: number[]; total: number } {
+    const built = foodsQuery(query, () => ranked ?? []);
     const page = this.prepared(built.page.text, 'arrays').all(...built.page.params) as [number, number?][];
     // An empty first page is an empty result: counting it again would visit every match.
     const total = built.pageCarriesTotal && page.length > 0
@@ -396,65 +449,42 @@ export class SqliteCatalogStore implements CatalogStore {
     return { rids: page.map((r) => r[0]), total };
   }
 
-  /** A database from before schema 2 has no precomputed lists: every search ranks at request time. */
-  private readonly topLists: TopLists | undefined;
-  private words: { dictionary: Dictionary; index: SqliteWordIndex | undefined } | undefined;
-
-  private readonly ranked: RankedStatements;
-
-  private rankedStatements(): RankedStatements {
-    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the getter below has its own `this`
-    const store = this;
-    return {
-    candidates: (nameExpression, expression, limit) => (nameExpression === undefined
-      ? this.prepared(RANKED_CANDIDATES_ONE_WORD, 'arrays').all(expression, limit)
-      : this.prepared(RANKED_CANDIDATES, 'arrays').all(nameExpression, expression, limit)) as Candidate[],
-    page: (candidates, limit, offset) => this.prepared(RANKED_PAGE, 'value').all(candidates, limit, offset) as number[],
-    group: (nameExpression, expression, tier, score, limit) => (nameExpression === undefined
-      ? this.prepared(RANKED_GROUP_ONE_WORD, 'value').all(expression, score, tier, limit)
-      : this.prepared(RANKED_GROUP, 'value').all(expression, score, nameExpression, tier, limit)) as number[],
-    count: (expression) => this.prepared(MATCH_COUNT, 'value').get(expression) as number,
-    top: this.topLists,
-    get words() {
-      return store.wordIndex();
-    },
-    };
+  /** Records whose names match an fts query, by the engine, for the SQL to filter and page. */
+  private matchedRecords(kind: 'brands' | 'categories' | 'tags', match: TextMatch | undefined): { rids: () => number[]; corrections: () => readonly Correction[] } {
+    let found: { rids: number[]; corrections: readonly Correction[] } | undefined;
+    const run = (): { rids: number[]; corrections: readonly Correction[] } =>
+      (found ??= match?.type === 'fts' ? this.records(kind).matching(match.query) : { rids: [], corrections: [] });
+    return { rids: () => run().rids, corrections: () => (match?.type === 'fts' ? run().corrections : []) };
   }
 
   brands(query: BrandQuery): Promise<Page<Brand>> {
-    const { total, rows } = this.run<BrandRow>(brandsQuery(query));
-    return Promise.resolve({ total, items: rows.map(brandRowToBrand) });
+    const matched = this.matchedRecords('brands', query.match);
+    const { total, rows } = this.run<BrandRow>(brandsQuery(query, matched.rids));
+    return Promise.resolve(withCorrections({ total, items: rows.map(brandRowToBrand) }, matched.corrections()));
   }
 
   categories(query: CategoryQuery): Promise<Page<Category>> {
-    const { total, rows } = this.run<CategoryRow>(categoriesQuery(query));
-    return Promise.resolve({ total, items: rows.map(categoryRowToCategory) });
+    const matched = this.matchedRecords('categories', query.match);
+    const { total, rows } = this.run<CategoryRow>(categoriesQuery(query, matched.rids));
+    return Promise.resolve(withCorrections({ total, items: rows.map(categoryRowToCategory) }, matched.corrections()));
   }
 
   tags(query: TagQuery): Promise<Page<Tag>> {
-    const { total, rows } = this.run<TagRow>(tagsQuery(query));
-    return Promise.resolve({ total, items: rows.map(tagRowToTag) });
+    const matched = this.matchedRecords('tags', query.match);
+    const { total, rows } = this.run<TagRow>(tagsQuery(query, matched.rids));
+    return Promise.resolve(withCorrections({ total, items: rows.map(tagRowToTag) }, matched.corrections()));
   }
 
   searchFoodNames(words: readonly string[], limit: number): Promise<readonly NameSearchHit[]> {
-    const clean = words.filter((w) => /^[\p{L}\p{N}]+$/u.test(w));
-    if (clean.length === 0 || clean.length !== words.length) return Promise.resolve([]);
-    const expression = `name : (${ftsExpression(clean.map((text) => ({ text, prefix: false })))})`;
-    const rids = nameSearchPage(clean, expression, limit, {
-      names: (e, n) => this.prepared(NAME_CANDIDATES, 'arrays').all(e, n) as Candidate[],
-      page: (candidates, n, offset) => this.ranked.page(candidates, n, offset),
-      nameGroup: (e, score, n) => this.prepared(NAME_GROUP, 'value').all(e, score, n) as number[],
-      top: this.topLists,
-      words: this.wordIndex(),
-    });
+    const searches = this.search();
+    const rids = searches.foods.names(words, limit);
     const rows = this.prepared('SELECT f.id, f.name, f.category_id FROM json_each(?) j JOIN foods f ON f.rid = j.value ORDER BY j.key')
       .all(JSON.stringify(rids)) as { id: string; name: string; category_id: string }[];
-    const dictionary = this.current();
     return Promise.resolve(rows.map((row) => ({
       id: row.id,
       name: row.name,
       categoryId: row.category_id,
-      categoryName: dictionary.category(row.category_id)?.name ?? '',
+      categoryName: searches.dictionary.category(row.category_id)?.name ?? '',
     })));
   }
 

@@ -6,8 +6,8 @@ import { describeSource } from '../../domain/records.js';
 import { GENERIC_BRAND_IDS, GENERIC_BRAND_NAME } from '../../domain/regions.js';
 import { fold } from '../../domain/text.js';
 import { RecordRejected, type ImportRecord, type ImportTransaction, type PutOutcome } from '../catalog-store.js';
-import { foodRow, searchTexts, type FoodRow } from '../food-row.js';
-import { rebuildSearchData } from './search-data.js';
+import { foodRow, type FoodRow } from '../food-row.js';
+import { rebuildSearchData } from './search-store.js';
 
 const GENERIC_IDS: ReadonlySet<string> = new Set(Object.values(GENERIC_BRAND_IDS));
 
@@ -28,8 +28,7 @@ const INDEX_BUILD_CACHE_KIB = 8192;
 /** At most this many problems of one kind are listed; the rest are counted. */
 const PROBLEM_SAMPLE = 20;
 
-/** `key` is fold(name), computed once per row read: every food's search row holds its brand's. */
-interface BrandLookup { rid: number; name: string; region: string; key?: string }
+interface BrandLookup { rid: number; name: string; region: string }
 interface CategoryLookup { rid: number; name: string; region: string; parent_id: string | null }
 interface TagLookup { rid: number; name: string }
 
@@ -82,7 +81,6 @@ export interface ImportHooks {
 export class SqliteImport implements ImportTransaction {
   private readonly now = Date.now();
   private readonly changedBrands = new Set<string>();
-  private readonly renamedBrands = new Set<string>();
   private readonly changedCategories = new Set<string>();
   /** Categories were added, changed or removed: the tree's derived data must be rebuilt. */
   private treeChanged = false;
@@ -128,30 +126,21 @@ export class SqliteImport implements ImportTransaction {
       brandGet: db.prepare('SELECT rid, name, region FROM brands WHERE id = ?'),
       brandIns: db.prepare('INSERT INTO brands (id, name, name_key, region, updated_at) VALUES (?, ?, ?, ?, ?)'),
       brandUpd: db.prepare('UPDATE brands SET name = ?, name_key = ?, region = ?, updated_at = ? WHERE rid = ?'),
-      brandFtsDel: db.prepare('DELETE FROM brands_fts WHERE rowid = ?'),
-      brandFtsIns: db.prepare('INSERT INTO brands_fts (rowid, name) VALUES (?, ?)'),
       catGet: db.prepare('SELECT rid, name, region, parent_id FROM categories WHERE id = ?'),
       catIns: db.prepare('INSERT INTO categories (id, name, name_key, region, parent_id, updated_at) VALUES (?, ?, ?, ?, ?, ?)'),
       catUpd: db.prepare('UPDATE categories SET name = ?, name_key = ?, region = ?, parent_id = ?, updated_at = ? WHERE rid = ?'),
-      catFtsDel: db.prepare('DELETE FROM categories_fts WHERE rowid = ?'),
-      catFtsIns: db.prepare('INSERT INTO categories_fts (rowid, name) VALUES (?, ?)'),
       catHasChild: db.prepare('SELECT 1 FROM categories WHERE parent_id = ? LIMIT 1'),
       tagGet: db.prepare('SELECT rid, name FROM tags WHERE id = ?'),
       tagIns: db.prepare('INSERT INTO tags (id, name, name_key, updated_at) VALUES (?, ?, ?, ?)'),
       tagUpd: db.prepare('UPDATE tags SET name = ?, name_key = ?, updated_at = ? WHERE rid = ?'),
-      tagFtsDel: db.prepare('DELETE FROM tags_fts WHERE rowid = ?'),
-      tagFtsIns: db.prepare('INSERT INTO tags_fts (rowid, name) VALUES (?, ?)'),
       foodGet: db.prepare('SELECT rid, revision_id, content_hash FROM foods WHERE id = ?'),
       foodByRevision: db.prepare('SELECT id FROM foods WHERE revision_id = ? AND id <> ?'),
       foodIns: db.prepare(`INSERT INTO foods (id, revision_id, content_hash, region, brand_id, category_id, name, name_key,
-        classification, classification_key, classification_fold, tag_ids, body, updated_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+        classification, classification_key, classification_fold, other_names_fold, description_fold, servings, tag_ids, body, updated_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       foodUpd: db.prepare(`UPDATE foods SET revision_id = ?, content_hash = ?, region = ?, brand_id = ?, category_id = ?,
-        name = ?, name_key = ?, classification = ?, classification_key = ?, classification_fold = ?, tag_ids = ?, body = ?, updated_at = ? WHERE rid = ?`),
-      foodFtsDel: db.prepare('DELETE FROM foods_fts WHERE rowid = ?'),
-      foodFtsIns: db.prepare(
-        'INSERT INTO foods_fts (rowid, name, brand, classification, other_names, description) VALUES (?, ?, ?, ?, ?, ?)',
-      ),
+        name = ?, name_key = ?, classification = ?, classification_key = ?, classification_fold = ?, other_names_fold = ?,
+        description_fold = ?, servings = ?, tag_ids = ?, body = ?, updated_at = ? WHERE rid = ?`),
       foodTagsDel: db.prepare('DELETE FROM food_tags WHERE food_rid = ?'),
       foodTagsIns: db.prepare('INSERT INTO food_tags (tag_id, food_rid) VALUES (?, ?)'),
       foodUpcsDel: db.prepare('DELETE FROM food_upcs WHERE food_rid = ?'),
@@ -207,14 +196,10 @@ export class SqliteImport implements ImportTransaction {
     this.changedBrands.add(brand.id);
     this.brands.forget(brand.id);
     if (!row) {
-      const { lastInsertRowid } = this.s['brandIns']!.run(brand.id, brand.name, key, brand.region, this.now);
-      this.s['brandFtsIns']!.run(lastInsertRowid, key);
+      this.s['brandIns']!.run(brand.id, brand.name, key, brand.region, this.now);
       return 'added';
     }
-    if (row.name !== brand.name) this.renamedBrands.add(brand.id);
     this.s['brandUpd']!.run(brand.name, key, brand.region, this.now, row.rid);
-    this.s['brandFtsDel']!.run(row.rid);
-    this.s['brandFtsIns']!.run(row.rid, key);
     return 'changed';
   }
 
@@ -230,13 +215,10 @@ export class SqliteImport implements ImportTransaction {
     if (row?.parent_id != null) this.hasChild.forget(row.parent_id);
     if (parent !== null) this.hasChild.forget(parent);
     if (!row) {
-      const { lastInsertRowid } = this.s['catIns']!.run(category.id, category.name, key, category.region, parent, this.now);
-      this.s['catFtsIns']!.run(lastInsertRowid, key);
+      this.s['catIns']!.run(category.id, category.name, key, category.region, parent, this.now);
       return 'added';
     }
     this.s['catUpd']!.run(category.name, key, category.region, parent, this.now, row.rid);
-    this.s['catFtsDel']!.run(row.rid);
-    this.s['catFtsIns']!.run(row.rid, key);
     return 'changed';
   }
 
@@ -248,13 +230,10 @@ export class SqliteImport implements ImportTransaction {
     this.changedTags.add(tag.id);
     this.tags.forget(tag.id);
     if (!row) {
-      const { lastInsertRowid } = this.s['tagIns']!.run(tag.id, tag.name, key, this.now);
-      this.s['tagFtsIns']!.run(lastInsertRowid, key);
+      this.s['tagIns']!.run(tag.id, tag.name, key, this.now);
       return 'added';
     }
     this.s['tagUpd']!.run(tag.name, key, this.now, row.rid);
-    this.s['tagFtsDel']!.run(row.rid);
-    this.s['tagFtsIns']!.run(row.rid, key);
     return 'changed';
   }
 
@@ -288,21 +267,19 @@ export class SqliteImport implements ImportTransaction {
 
     const columns = [
       food.revisionId, food.contentHash, food.region, food.brand, food.category, food.name, food.nameKey,
-      food.classification, food.classificationKey, food.classificationFold, food.tagsJson, food.body, this.now,
+      food.classification, food.classificationKey, food.classificationFold, food.otherNamesFold, food.descriptionFold, food.servings,
+      food.tagsJson, food.body, this.now,
     ] as const;
     let rid: number | bigint;
     if (row) {
       this.s['foodUpd']!.run(...columns, row.rid);
       rid = row.rid;
-      this.s['foodFtsDel']!.run(rid);
       this.s['foodTagsDel']!.run(rid);
       this.s['foodUpcsDel']!.run(rid);
     } else {
       rid = this.s['foodIns']!.run(food.foodId, ...columns).lastInsertRowid;
       this.addedFoods++;
     }
-    brand.key ??= fold(brand.name);
-    this.s['foodFtsIns']!.run(rid, food.nameKey, brand.key, food.classificationFold, food.otherNamesFold, food.descriptionFold);
     for (const tag of food.tags) this.s['foodTagsIns']!.run(tag, rid);
     if (food.upcKeys !== '') for (const key of food.upcKeys.split(',')) this.s['foodUpcsIns']!.run(key, rid);
     this.changedFoods++;
@@ -361,21 +338,18 @@ export class SqliteImport implements ImportTransaction {
       .pluck()
       .all() as number[];
     for (const rid of unseenFoods) {
-      this.s['foodFtsDel']!.run(rid);
       this.s['foodTagsDel']!.run(rid);
       this.s['foodUpcsDel']!.run(rid);
     }
     this.db.prepare("DELETE FROM foods WHERE id NOT IN (SELECT id FROM temp.import_seen WHERE kind = 'food')").run();
     this.changedFoods += unseenFoods.length;
-    const drop = (table: string, fts: string, kind: string, keep: readonly string[] = []): number => {
+    const drop = (table: string, kind: string, keep: readonly string[] = []): number => {
       const keepList = keep.map((id) => `'${id}'`).join(',') || "''";
       const where = `id NOT IN (SELECT id FROM temp.import_seen WHERE kind = '${kind}') AND id NOT IN (${keepList})`;
-      const rids = this.db.prepare(`SELECT rid FROM ${table} WHERE ${where}`).pluck().all() as number[];
-      for (const rid of rids) this.db.prepare(`DELETE FROM ${fts} WHERE rowid = ?`).run(rid);
       return this.db.prepare(`DELETE FROM ${table} WHERE ${where}`).run().changes;
     };
-    const dropped = drop('tags', 'tags_fts', 'tag') + drop('brands', 'brands_fts', 'brand', [...GENERIC_IDS]);
-    const droppedCategories = drop('categories', 'categories_fts', 'category');
+    const dropped = drop('tags', 'tag') + drop('brands', 'brand', [...GENERIC_IDS]);
+    const droppedCategories = drop('categories', 'category');
     if (droppedCategories > 0) this.treeChanged = true;
     this.changedFoods += dropped + droppedCategories;
   }
@@ -522,16 +496,6 @@ export class SqliteImport implements ImportTransaction {
           OR rid IN (SELECT food_rid FROM food_tags WHERE tag_id IN (SELECT value FROM json_each(?))))`)
         .run(this.now, this.now, list(this.changedBrands), list(this.changedCategories), list(this.changedTags));
       this.changedFoods += touched.changes;
-    }
-    if (this.renamedBrands.size > 0) {
-      const rows = this.db.prepare(`SELECT f.rid, f.name, f.classification, f.body, b.name AS brand FROM foods f
-          JOIN brands b ON b.id = f.brand_id WHERE f.brand_id IN (SELECT value FROM json_each(?))`)
-        .all(list(this.renamedBrands)) as { rid: number; name: string; classification: string; body: string; brand: string }[];
-      for (const row of rows) {
-        const texts = searchTexts(JSON.parse(row.body) as { otherNames?: string[]; description?: string });
-        this.s['foodFtsDel']!.run(row.rid);
-        this.s['foodFtsIns']!.run(row.rid, fold(row.name), fold(row.brand), fold(row.classification), texts.otherNames, texts.description);
-      }
     }
     if (this.changedFoods + this.changedBrands.size + this.changedCategories.size + this.changedTags.size > 0) {
       rebuildSearchData(this.db);

@@ -1,4 +1,4 @@
-import type { WordPostings } from './postings.js';
+import type { SlotPostings } from './postings.js';
 
 /**
  * Common words' postings as one bit per rid: whether a food has the word is a bit test, and
@@ -17,8 +17,8 @@ export interface RidBitmap {
   readonly before: Uint32Array;
 }
 
-const bitmaps = new WeakMap<WordPostings, RidBitmap>();
-const nameBitmaps = new WeakMap<WordPostings, Uint32Array>();
+const bitmaps = new WeakMap<SlotPostings, RidBitmap>();
+const nameBitmaps = new WeakMap<SlotPostings, Uint32Array>();
 
 export function popcount32(x: number): number {
   x -= (x >>> 1) & 0x55555555;
@@ -28,7 +28,7 @@ export function popcount32(x: number): number {
 }
 
 /** The list's bitmap over rids below `ridLimit`; undefined for a list too sparse to get one. */
-export function bitmapOf(p: WordPostings, ridLimit: number): RidBitmap | undefined {
+export function bitmapOf(p: SlotPostings, ridLimit: number): RidBitmap | undefined {
   let bitmap = bitmaps.get(p);
   if (bitmap === undefined && p.rids.length * BITMAP_DENSITY >= ridLimit) {
     const words = (ridLimit + 31) >>> 5;
@@ -60,7 +60,7 @@ export function rankOf(bitmap: RidBitmap, rid: number): number {
  * list dense enough for a bitmap; undefined otherwise. ANDed, these bitmaps are a query's name
  * tier, without locating a single food.
  */
-export function nameBitsOf(p: WordPostings, ridLimit: number): Uint32Array | undefined {
+export function nameBitsOf(p: SlotPostings, ridLimit: number): Uint32Array | undefined {
   let bits = nameBitmaps.get(p);
   if (bits === undefined && p.rids.length * BITMAP_DENSITY >= ridLimit) {
     const { rids, codes } = p;

@@ -1,22 +1,38 @@
-import { NO_PLACE, type WordPostings } from './postings.js';
+import type { SlotPostings } from './postings.js';
+import { coverageBonus } from './ranking.js';
 import { bitmapOf, rankOf } from './rid-bitmaps.js';
 
 /**
- * Searches over the importer's postings (postings.ts), in memory: the foods having every word
- * of a query, ranked as the SQL plan ranks them: name tier (every word in the name) first,
- * then bm25 (the stored parts added in query order, as FTS5 adds them), then name order.
- * Matches are visited in rid order, intersecting from the shortest list; only the page's
- * depth is kept, in a bounded heap, and `total` is the number of matches.
+ * Searches over slot lists (postings.ts), in memory: the foods matching every slot of a query,
+ * ranked: name tier (every slot in the name) first, then the score (ranking.ts; lower first
+ * here: parts are negated values), then name order. Matches are visited in rid order,
+ * intersecting from the shortest list; only the page's depth is kept, in a bounded heap, and
+ * `total` is the number of matches.
  */
 
 /** Decides whether a food passes the query's filters (food-filters.ts); undefined: all pass. */
 export type FoodTest = ((rid: number) => boolean) | undefined;
 
-/** The full order: name tier first (1 before 0), then bm25 (lower first), then name place. */
+/** What ranking knows of every food, by rid (search-index.ts). */
+export interface FoodRanks {
+  /** Place in name order (name, then id). */
+  readonly place: Uint32Array;
+  /** Shape of the name (ranking.ts packShape). */
+  readonly shape: Uint32Array;
+  /** The food's static part, negated as parts are. */
+  readonly staticPart: Float64Array;
+}
+
+/** The full order: name tier first (1 before 0), then score (lower first), then name place. */
 export function ranksBefore(tierA: number, scoreA: number, placeA: number, tierB: number, scoreB: number, placeB: number): boolean {
   if (tierA !== tierB) return tierA > tierB;
   if (scoreA !== scoreB) return scoreA < scoreB;
   return placeA < placeB;
+}
+
+/** A food's score from its parts' sum and coverage sum: every term a whole number, so exact in any order. */
+export function finalScore(sum: number, cover: number, rid: number, ranks: FoodRanks): number {
+  return sum + ranks.staticPart[rid]! - coverageBonus(cover, ranks.shape[rid]!);
 }
 
 /**
@@ -29,11 +45,20 @@ export class TopFoods {
   private readonly scores: number[] = [];
   private readonly places: number[] = [];
 
-  constructor(private readonly depth: number, private readonly place: Uint32Array) {}
+  constructor(private readonly depth: number, private readonly place: ArrayLike<number>) {}
 
   /** Whether `depth` foods are kept: then the worst of them is the one a newcomer must beat. */
   get full(): boolean {
     return this.depth > 0 && this.rids.length === this.depth;
+  }
+
+  get size(): number {
+    return this.rids.length;
+  }
+
+  /** Whether a food of this tier scoring at best `score` could enter: a bound that spares computing its score. */
+  mayEnter(tier: number, score: number): boolean {
+    return this.rids.length < this.depth || ranksBefore(tier, score, -1, this.tiers[0]!, this.scores[0]!, this.places[0]!);
   }
 
   get worstTier(): number {
@@ -66,7 +91,7 @@ export class TopFoods {
 
   add(rid: number, tier: number, score: number): void {
     if (this.depth === 0) return;
-    const place = this.place[rid] ?? NO_PLACE;
+    const place = this.place[rid] ?? 0xffffffff;
     const n = this.rids.length;
     if (n === this.depth) {
       // Not better than the worst kept: nothing to do (the common case once the heap is full).
@@ -136,25 +161,28 @@ export function lowerBound(rids: Uint32Array, lo: number, hi: number, rid: numbe
   return lo;
 }
 
-/** A match's bm25, `at[i]` its index in `lists[i]`: FTS5 adds each word's part to 0.0 in query order and negates; the same doubles here. */
-export function matchScore(lists: readonly WordPostings[], at: readonly number[]): number {
+/** A match's score, `at[i]` its index in `lists[i]`. */
+export function matchScore(lists: readonly SlotPostings[], at: readonly number[], rid: number, ranks: FoodRanks): number {
   let sum = 0;
+  let cover = 0;
   for (let i = 0; i < lists.length; i++) {
     const list = lists[i]!;
-    sum += -list.parts[list.codes[at[i]!]! >>> 1]!;
+    const kind = list.codes[at[i]!]! >>> 1;
+    sum += list.parts[kind]!;
+    cover += list.covers[kind]!;
   }
-  return -sum;
+  return finalScore(sum, cover, rid, ranks);
 }
 
-/** 1 when every word is in the match's name (each code's low bit), else 0. */
-export function matchTier(lists: readonly WordPostings[], at: readonly number[]): number {
+/** 1 when every slot is in the match's name (each code's low bit), else 0. */
+export function matchTier(lists: readonly SlotPostings[], at: readonly number[]): number {
   let tier = 1;
   for (let i = 0; i < lists.length; i++) tier &= lists[i]!.codes[at[i]!]!;
   return tier;
 }
 
 /** The index of the list with the fewest foods: it drives an intersection. */
-export function shortestList(lists: readonly WordPostings[]): number {
+export function shortestList(lists: readonly SlotPostings[]): number {
   return lists.reduce((best, list, i) => (list.rids.length < lists[best]!.rids.length ? i : best), 0);
 }
 
@@ -168,7 +196,7 @@ export function shortestList(lists: readonly WordPostings[]): number {
  * the lists without a bitmap only.
  */
 export function forEachCommonFood(
-  lists: readonly WordPostings[],
+  lists: readonly SlotPostings[],
   accept: FoodTest,
   ridLimit: number,
   locate: boolean,
@@ -213,21 +241,21 @@ export function forEachCommonFood(
 
 /**
  * Visits every food in all `lists` that passes `accept` (forEachCommonFood), with its tier (1
- * when every word is in the name) and its bm25; returns how many there were.
+ * when every slot is in the name) and its score; returns how many there were.
  */
 export function forEachMatch(
-  lists: readonly WordPostings[],
+  lists: readonly SlotPostings[],
   accept: FoodTest,
-  ridLimit: number,
+  ranks: FoodRanks,
   visit: (rid: number, tier: number, score: number) => void,
 ): number {
-  return forEachCommonFood(lists, accept, ridLimit, true, (rid, at) => visit(rid, matchTier(lists, at), matchScore(lists, at)));
+  return forEachCommonFood(lists, accept, ranks.place.length, true, (rid, at) => visit(rid, matchTier(lists, at), matchScore(lists, at, rid, ranks)));
 }
 
 /** The first `depth` rids of the full order among the matches, and how many matched. */
-export function topMatches(lists: readonly WordPostings[], accept: FoodTest, depth: number, place: Uint32Array): { rids: number[]; total: number } {
-  const top = new TopFoods(depth, place);
-  const total = forEachMatch(lists, accept, place.length, (rid, tier, score) => top.add(rid, tier, score));
+export function topMatches(lists: readonly SlotPostings[], accept: FoodTest, depth: number, ranks: FoodRanks): { rids: number[]; total: number } {
+  const top = new TopFoods(depth, ranks.place);
+  const total = forEachMatch(lists, accept, ranks, (rid, tier, score) => top.add(rid, tier, score));
   return { rids: top.sorted(), total };
 }
 
@@ -236,13 +264,14 @@ export function topMatches(lists: readonly WordPostings[], accept: FoodTest, dep
  * each: the page `offset`, `limit` of that flat list, and its length (the grouped query's).
  */
 export function groupedByBrand(
-  lists: readonly WordPostings[],
+  lists: readonly SlotPostings[],
   accept: FoodTest,
   perGroup: number,
   page: { offset: number; limit: number },
-  facts: { place: Uint32Array; brand: ArrayLike<number>; brandLimit: number },
+  facts: { ranks: FoodRanks; brand: ArrayLike<number>; brandLimit: number },
 ): { rids: number[]; total: number } {
-  const { place: places, brand: brandOf } = facts;
+  const { ranks, brand: brandOf } = facts;
+  const places = ranks.place;
   // Each group's best `perGroup` foods, kept sorted in fixed slots: no allocation per match.
   const groupOf = new Int32Array(facts.brandLimit).fill(-1);
   let groups = 0;
@@ -254,7 +283,7 @@ export function groupedByBrand(
   let placesKept = new Uint32Array(capacity * perGroup);
   const better = (tier: number, score: number, place: number, slot: number): boolean =>
     ranksBefore(tier, score, place, tiers[slot]!, scores[slot]!, placesKept[slot]!);
-  forEachMatch(lists, accept, places.length, (rid, tier, score) => {
+  forEachMatch(lists, accept, ranks, (rid, tier, score) => {
     const brand = brandOf[rid]!;
     let g = groupOf[brand]!;
     if (g < 0) {

@@ -1,6 +1,7 @@
-import type { WordPostings } from './postings.js';
+import type { SlotPostings } from './postings.js';
+import { bonusPotential } from './ranking.js';
 import { bitmapOf, nameBitsOf, popcount32, rankOf } from './rid-bitmaps.js';
-import { TopFoods, forEachCommonFood, lowerBound, matchScore, matchTier, seek, shortestList } from './word-search.js';
+import { TopFoods, finalScore, forEachCommonFood, lowerBound, matchScore, matchTier, seek, shortestList, type FoodRanks } from './word-search.js';
 
 /**
  * Unfiltered multi-word searches whose words are common, without visiting every match.
@@ -21,14 +22,22 @@ import { TopFoods, forEachCommonFood, lowerBound, matchScore, matchTier, seek, s
  * does not count them: 4 bytes a posting more).
  */
 
-/** Derived per postings object: indexes into `rids`, by the word's part, best (lowest) first. */
-const partOrders = new WeakMap<WordPostings, Uint32Array>();
+/** Derived per postings object: indexes into `rids`, by the kind's worth, best (lowest) first. */
+const partOrders = new WeakMap<SlotPostings, Uint32Array>();
 
-/** The list's entries in part order (a counting sort over the word's few distinct parts). */
-function byPartOf(p: WordPostings): Uint32Array {
+/**
+ * What an entry of kind `kind` can at best bring a food's score (lower is better): its part,
+ * less every coverage bonus it could take part in (ranking.ts bonusPotential).
+ */
+export function worthOf(p: SlotPostings, kind: number): number {
+  return p.parts[kind]! - bonusPotential(p.covers[kind]!);
+}
+
+/** The list's entries in order of worth (a counting sort over the word's few kinds). */
+function byPartOf(p: SlotPostings): Uint32Array {
   let order = partOrders.get(p);
   if (order === undefined) {
-    const rank = Array.from(p.parts.keys()).sort((a, b) => p.parts[a]! - p.parts[b]!);
+    const rank = Array.from(p.parts.keys()).sort((a, b) => worthOf(p, a) - worthOf(p, b));
     const position = new Uint32Array(p.parts.length);
     rank.forEach((partIndex, r) => (position[partIndex] = r));
     const start = new Uint32Array(p.parts.length + 1);
@@ -43,7 +52,7 @@ function byPartOf(p: WordPostings): Uint32Array {
 }
 
 /** A rid's index in the list, or -1: a bit test and a rank for a bitmap, a binary search otherwise. */
-function locator(p: WordPostings, ridLimit: number): (rid: number) => number {
+function locator(p: SlotPostings, ridLimit: number): (rid: number) => number {
   const bitmap = bitmapOf(p, ridLimit);
   if (bitmap !== undefined) {
     const { bits, before } = bitmap;
@@ -61,7 +70,7 @@ function locator(p: WordPostings, ridLimit: number): (rid: number) => number {
 }
 
 /** Builds a list's bitmap and part order now (a server warming up) rather than at its first search. */
-export function prepareForEarlyTop(p: WordPostings, ridLimit: number): void {
+export function prepareForEarlyTop(p: SlotPostings, ridLimit: number): void {
   bitmapOf(p, ridLimit);
   nameBitsOf(p, ridLimit);
   byPartOf(p);
@@ -80,7 +89,7 @@ let namedScratch = new Uint32Array(1024);
  * by galloping forward (rids ascend). `named` is the name tier (the foods with every word in
  * their name) when it holds at most `namedCap` foods, else undefined.
  */
-export function matchingFoods(lists: readonly WordPostings[], ridLimit: number, cap: number, namedCap = 0): {
+export function matchingFoods(lists: readonly SlotPostings[], ridLimit: number, cap: number, namedCap = 0): {
   total: number; rids: Uint32Array | undefined; named?: Uint32Array | undefined;
 } {
   if (lists.length === 0) return { total: 0, rids: new Uint32Array(0) };
@@ -152,7 +161,7 @@ export function matchingFoods(lists: readonly WordPostings[], ridLimit: number, 
  * foods, 'and chicken' (57,513 foods driving, 36,980 in common): 1.19-1.25 ms through
  * forEachCommonFood's callback per match, 0.71 ms in this loop with branches, 0.49 ms without.
  */
-function drivenThroughBitmaps(driver: WordPostings, others: readonly Uint32Array[], otherNames: readonly Uint32Array[], cap: number, namedCap: number): {
+function drivenThroughBitmaps(driver: SlotPostings, others: readonly Uint32Array[], otherNames: readonly Uint32Array[], cap: number, namedCap: number): {
   total: number; rids: Uint32Array | undefined; named: Uint32Array | undefined;
 } {
   const out = scratch;
@@ -199,20 +208,21 @@ function collect(x: number, w: number, out: Uint32Array, k: number): void {
  * cheaper than `earlyTopMatches`, which cannot stop early then: its page fills slowly, so it
  * reads every list to its end with a lookup per food read.
  */
-export function scoreFoods(lists: readonly WordPostings[], rids: Uint32Array, depth: number, place: Uint32Array): number[] {
-  const top = new TopFoods(depth, place);
-  scoreInto(top, lists, rids, place.length);
+export function scoreFoods(lists: readonly SlotPostings[], rids: Uint32Array, depth: number, ranks: FoodRanks): number[] {
+  const top = new TopFoods(depth, ranks.place);
+  scoreInto(top, lists, rids, ranks);
   return top.sorted();
 }
 
 /** Scores each of `rids` (ascending, each having every word) as `scoreFoods` does, into `top`. */
-function scoreInto(top: TopFoods, lists: readonly WordPostings[], rids: Uint32Array, ridLimit: number): void {
-  const bitmaps = lists.map((p) => bitmapOf(p, ridLimit));
+function scoreInto(top: TopFoods, lists: readonly SlotPostings[], rids: Uint32Array, ranks: FoodRanks): void {
+  const bitmaps = lists.map((p) => bitmapOf(p, ranks.place.length));
   const cursor = new Uint32Array(lists.length);
   for (let k = 0; k < rids.length; k++) {
     const rid = rids[k]!;
     let tier = 1;
     let sum = 0;
+    let cover = 0;
     for (let i = 0; i < lists.length; i++) {
       const list = lists[i]!;
       const bitmap = bitmaps[i];
@@ -224,10 +234,10 @@ function scoreInto(top: TopFoods, lists: readonly WordPostings[], rids: Uint32Ar
       }
       const code = list.codes[at]!;
       tier &= code;
-      // As matchScore adds them: each part negated, in query order, the sum negated.
-      sum += -list.parts[code >>> 1]!;
+      sum += list.parts[code >>> 1]!;
+      cover += list.covers[code >>> 1]!;
     }
-    top.add(rid, tier, -sum);
+    top.add(rid, tier, finalScore(sum, cover, rid, ranks));
   }
 }
 
@@ -237,9 +247,6 @@ function scoreInto(top: TopFoods, lists: readonly WordPostings[], rids: Uint32Ar
  */
 const READ_SPREAD = 0.01;
 
-/** Margin on the bound: the stored parts are added in another order there, so it may differ in the last bits. */
-const BOUND_SLACK = 1e-9;
-
 /**
  * The first `depth` rids of the full order among the foods having every word, the same as
  * `topMatches` without a filter.
@@ -248,11 +255,12 @@ const BOUND_SLACK = 1e-9;
  * (`matchingFoods`): when it holds at least `depth` foods, they alone are scored
  * (`scoreFoods`); when fewer, they are all scored first.
  *
- * Otherwise, and for the rest of a page, lists are read in part order, one entry of each in
- * turn (the threshold algorithm): a food read for the first time is looked up in the other
- * lists and scored. A food not yet read has, in every list read, a part no better than that
- * list's next one, and in any other list no better than its best part, so it scores no better
- * than their sum: once the kept page's worst food beats that sum, and is in the name tier or
+ * Otherwise, and for the rest of a page, lists are read in order of worth (an entry's part
+ * less the coverage bonuses it could take part in), one entry of each in turn (the threshold
+ * algorithm): a food read for the first time is looked up in the other lists and scored. A
+ * food not yet read has, in every list read, an entry no worthier than that list's next one,
+ * and in any other list no worthier than its best, so it scores no better than their sum and
+ * the best static part: once the kept page's worst food beats that, and is in the name tier or
  * the whole name tier is kept, the page is final. Without the name tier known, a query whose
  * words are seldom all in a name ('raw cooked fat') could not stop before the lists' ends.
  *
@@ -260,16 +268,18 @@ const BOUND_SLACK = 1e-9;
  * equal worth, and reading it brings the bound no lower while each food read costs lookups
  * in the other lists.
  */
-export function earlyTopMatches(lists: readonly WordPostings[], depth: number, place: Uint32Array, named?: Uint32Array): number[] {
-  const ridLimit = place.length;
+export function earlyTopMatches(lists: readonly SlotPostings[], depth: number, ranks: FoodRanks, named?: Uint32Array): number[] {
+  const ridLimit = ranks.place.length;
   if (lists.length === 0 || depth === 0) return [];
-  if (named !== undefined && named.length >= depth) return scoreFoods(lists, named, depth, place);
-  const top = new TopFoods(depth, place);
+  if (named !== undefined && named.length >= depth) return scoreFoods(lists, named, depth, ranks);
+  const top = new TopFoods(depth, ranks.place);
+  // What a food's static part can at best bring beyond its entries' worth.
+  const beyondParts = minStaticPart(ranks);
   // Only foods having every word are kept: the others are looked up again if read again.
   const kept = new Set<number>();
   const orders = lists.map((p) => byPartOf(p));
   const locate = lists.map((p) => locator(p, ridLimit));
-  const partAt = (i: number, k: number): number => lists[i]!.parts[lists[i]!.codes[orders[i]![k]!]! >>> 1]!;
+  const partAt = (i: number, k: number): number => worthOf(lists[i]!, lists[i]!.codes[orders[i]![k]!]! >>> 1);
   const spread = lists.map((_, i) => partAt(i, orders[i]!.length - 1) - partAt(i, 0));
   const widest = Math.max(...spread);
   const reading = spread.map((x) => x >= widest * READ_SPREAD);
@@ -277,20 +287,19 @@ export function earlyTopMatches(lists: readonly WordPostings[], depth: number, p
   const cursor = new Array<number>(lists.length).fill(0);
   const at = new Array<number>(lists.length).fill(0);
   if (named !== undefined) {
-    scoreInto(top, lists, named, ridLimit);
+    scoreInto(top, lists, named, ranks);
     for (let k = 0; k < named.length; k++) kept.add(named[k]!);
   }
   for (;;) {
-    let bound = 0;
+    let bound = beyondParts;
     for (let i = 0; i < lists.length; i++) {
-      // A list not read is bounded by its best part.
+      // A list not read is bounded by its best worth.
       const k = reading[i] ? cursor[i]! : 0;
       // A list read to its end: every food having all the words has been read from it.
       if (k === orders[i]!.length) return top.sorted();
-      const list = lists[i]!;
-      bound += list.parts[list.codes[orders[i]![k]!]! >>> 1]!;
+      bound += partAt(i, k);
     }
-    if (top.full && (named !== undefined || top.worstTier === 1) && top.worstScore < bound - BOUND_SLACK * Math.max(1, Math.abs(bound))) return top.sorted();
+    if (top.full && (named !== undefined || top.worstTier === 1) && top.worstScore < bound) return top.sorted();
     // Once the page is of the name tier, a food without the word in its name cannot enter it.
     const nameTierOnly = top.full && top.worstTier === 1;
     for (let n = 0; n < read.length; n++) {
@@ -306,7 +315,19 @@ export function earlyTopMatches(lists: readonly WordPostings[], depth: number, p
       }
       if (missing) continue;
       kept.add(rid);
-      top.add(rid, matchTier(lists, at), matchScore(lists, at));
+      top.add(rid, matchTier(lists, at), matchScore(lists, at, rid, ranks));
     }
   }
+}
+
+/** The lowest static part of any food (cached per ranks object): part of the bound of a food not yet read. */
+const minStatic = new WeakMap<FoodRanks, number>();
+function minStaticPart(ranks: FoodRanks): number {
+  let min = minStatic.get(ranks);
+  if (min === undefined) {
+    min = 0;
+    for (let rid = 0; rid < ranks.staticPart.length; rid++) if (ranks.staticPart[rid]! < min) min = ranks.staticPart[rid]!;
+    minStatic.set(ranks, min);
+  }
+  return min;
 }

@@ -1,5 +1,5 @@
-import type { FoodQuery } from '../catalog-store.js';
-import { matcher } from './matching.js';
+import { fold } from '../domain/text.js';
+import type { FoodQuery } from '../store/catalog-store.js';
 import type { FoodTest } from './word-search.js';
 
 /**
@@ -30,26 +30,27 @@ export interface NamePlaces {
 }
 
 export interface PrefixRun {
-  /** The names in place order (built on first use); undefined in a database written before name lengths were stored. */
-  names(): NamePlaces | undefined;
-  /** The place of the first food whose name_key is `>= key` (the food count when none is). */
+  /** The names in place order. */
+  names(): NamePlaces;
+  /** The place of the first food whose folded name is `>= key` (the food count when none is). */
   firstPlaceFrom(key: string): number;
-  /** The filters as a test on a food's rid, or 'sql' when one needs the general query. */
-  test(query: FoodQuery): FoodTest | 'sql';
+  /** The filters as a test on a food's rid. */
+  test(query: FoodQuery): FoodTest;
 }
 
-/** The page's rids and the total, or undefined when the query needs the general query. */
-export function nameOrderPage(q: FoodQuery, run: PrefixRun | undefined): { rids: number[]; total: number } | undefined {
-  const m = matcher(q.match);
-  if ((m.kind !== 'prefix' && m.kind !== 'none') || q.grouping || run === undefined) return undefined;
+/** The largest code point: `key < prefix + MAX_CHAR` bounds a prefix range. */
+const MAX_CHAR = String.fromCodePoint(0x10ffff);
+
+/** The page's rids and the total, or undefined when the query needs the store's own query (grouping, deep ranked prefix pages). */
+export function nameOrderPage(q: FoodQuery, run: PrefixRun): { rids: number[]; total: number } | undefined {
+  const prefix = q.match?.type === 'prefix' ? fold(q.match.query) : undefined;
+  if ((q.match !== undefined && prefix === undefined) || q.grouping) return undefined;
   const names = run.names();
-  if (names === undefined) return undefined;
   const depth = q.offset + q.limit;
-  const ranked = m.kind === 'prefix' && q.order.field === 'rank';
+  const ranked = prefix !== undefined && q.order.field === 'rank';
   if (ranked && depth > MAX_PREFIX_DEPTH) return undefined;
   const accept = run.test(q);
-  if (accept === 'sql') return undefined;
-  const [from, to] = m.kind === 'prefix' ? [run.firstPlaceFrom(m.key), run.firstPlaceFrom(m.upper)] : [0, names.byPlace.length];
+  const [from, to] = prefix !== undefined ? [run.firstPlaceFrom(prefix), run.firstPlaceFrom(prefix + MAX_CHAR)] : [0, names.byPlace.length];
   const descending = q.order.direction === 'desc';
   // Without a query there is nothing to rank by: the general query orders by name too.
   if (!ranked) return inNameOrder(names, from, to, accept, q.offset, depth, descending);

@@ -1,6 +1,6 @@
-import { REGIONS } from '../../domain/regions.js';
-import type { FoodFilters } from '../catalog-store.js';
-import type { FoodFacts } from './postings.js';
+import { REGIONS } from '../domain/regions.js';
+import type { FoodFilters } from '../store/catalog-store.js';
+import type { FoodFacts } from './search-index.js';
 import type { FoodTest } from './word-search.js';
 
 /** Rids of the records the filters name, from the catalogue version's dictionary. */
@@ -9,6 +9,10 @@ export interface RecordRids {
   tagRid(id: string): number | undefined;
   /** Rids of these categories and of every category below them (the closure). */
   categoriesUnder(ids: readonly string[]): number[];
+  /** Rids of the foods whose classification is one of these (compared case-insensitively: contract C3). */
+  classificationFoods(values: readonly string[]): Iterable<number>;
+  /** Rids of the foods carrying a barcode with one of these keys (domain/barcodes.ts), from the store's index. */
+  upcFoods(keys: readonly string[]): Iterable<number>;
   /** One more than the largest rid of each kind: the size of a bitmap over them. */
   readonly limits: { readonly brand: number; readonly category: number; readonly tag: number };
 }
@@ -24,15 +28,23 @@ function known(ids: readonly string[], rid: (id: string) => number | undefined):
 }
 
 /**
- * The query's filters as a test on a food's rid, with the SQL plan's meaning (queries.ts):
- * included brands, any of them; excluded brands, none; a category list, the leaves below
- * (or, inverted, everything else); included tags, all of them (an unknown one: no food);
- * excluded tags, none. Undefined when nothing filters; 'sql' when a filter needs the SQL plan
- * (classifications are strings, not records).
+ * The query's filters as a test on a food's rid, with the contract's meaning (C3), as the
+ * store's SQL filters have it: included brands, any of them; excluded brands, none; a category
+ * list, the leaves below (or, inverted, everything else); included tags, all of them (an unknown
+ * one: no food); excluded tags, none; classifications, the foods the store finds with them (or,
+ * inverted, the others). Undefined when nothing filters.
  */
-export function foodTest(filters: FoodFilters, facts: FoodFacts, rids: RecordRids): FoodTest | 'sql' {
-  if (filters.classifications || filters.upcs) return 'sql';
+export function foodTest(filters: FoodFilters, facts: FoodFacts, rids: RecordRids): FoodTest {
   const tests: ((rid: number) => boolean)[] = [];
+  if (filters.classifications) {
+    const listed = bitmap(facts.place.length, rids.classificationFoods(filters.classifications.values));
+    const want = filters.classifications.inverted ? 0 : 1;
+    tests.push((rid) => listed[rid] === want);
+  }
+  if (filters.upcs) {
+    const carrying = bitmap(facts.place.length, rids.upcFoods(filters.upcs));
+    tests.push((rid) => carrying[rid] === 1);
+  }
   if (filters.region) {
     const code = REGIONS.indexOf(filters.region) + 1;
     const region = facts.region;

@@ -1,0 +1,260 @@
+import { envInteger } from '../config.js';
+import { fold, queryWords, type QueryWord } from '../domain/text.js';
+import type { FoodQuery } from '../store/catalog-store.js';
+import { earlyTopMatches, matchingFoods, prepareForEarlyTop, scoreFoods } from './early-top.js';
+import { foodTest, type RecordRids } from './food-filters.js';
+import { nameOrderPage, type PrefixRun } from './name-order.js';
+import { planQuery, type Correction, type Plan } from './plan.js';
+import type { GroupPostings, SlotPostings } from './postings.js';
+import { POSTINGS_CACHE_BYTES, type SearchIndex } from './search-index.js';
+import { TOP_DEPTH } from './search-meta.js';
+import { materialize, plainGroup, shifted, shiftedGroup, slotBound, type Slot } from './slots.js';
+import type { Synonyms } from './synonyms.js';
+import { TopFoods, forEachMatch, groupedByBrand, ranksBefore, topMatches, type FoodTest } from './word-search.js';
+
+/**
+ * The searches of one catalogue version, as a store asks for them (README.md). A store hands
+ * over the query and what only it can look up (record rids, classification matches, the first
+ * place of a name key); it gets back rids in order, which it turns into records.
+ *
+ * Plans, fastest first:
+ * - one word or type-ahead prefix alone, no filter, a page within TOP_DEPTH: its stored first
+ *   page (top-lists.ts);
+ * - a page in rank order within TOP_DEPTH: the slots' lists in memory (word-search.ts,
+ *   early-top.ts): counted first, the foods in common scored one by one while they are few,
+ *   the name tier alone when it fills the page, else early termination; with filters, every
+ *   match visited and tested;
+ * - grouped by brand with a small grouping-limit: one pass over the matches;
+ * - anything else (rank:desc, deeper pages, name order, other groupings): `rankAll`, every
+ *   match scored and sorted, the reference the fast paths are tested against.
+ */
+
+/** What a foods search answers: a page, or every match in order for the store to group in SQL. */
+export type FoodsAnswer =
+  | { readonly rids: readonly number[]; readonly total: number; readonly corrections: readonly Correction[] }
+  | { readonly ranked: readonly number[]; readonly corrections: readonly Correction[] };
+
+/** What only the store can answer: record rids for the filters, and name keys' places. */
+export interface StoreLookups extends RecordRids, Pick<PrefixRun, 'firstPlaceFrom'> {}
+
+/** Larger groups are paged by the store from `rankAll`. */
+const MAX_GROUPING_LIMIT = 100;
+
+/**
+ * Below this many foods for the rarest word (default 20,000), visiting every match in rid
+ * order costs less than reading the lists in part order with a lookup per food.
+ * FOODLOOKUP_EARLY_TOP_MIN changes it (tests use small catalogues).
+ */
+function earlyMinMatches(): number {
+  return envInteger('FOODLOOKUP_EARLY_TOP_MIN', 0, 20_000);
+}
+
+/**
+ * Up to this many foods in common (default 20,000), several common words are ranked by scoring
+ * each of them rather than by early termination. FOODLOOKUP_SCORE_ALL_MAX changes it.
+ */
+function scoreAllMaxMatches(): number {
+  return envInteger('FOODLOOKUP_SCORE_ALL_MAX', 0, 20_000);
+}
+
+/**
+ * A slot whose groups hold more foods than this (default 50,000) is wide (`lists`).
+ * FOODLOOKUP_WIDE_SLOT changes it (tests use small catalogues).
+ */
+function wideSlot(): number {
+  return envInteger('FOODLOOKUP_WIDE_SLOT', 0, 50_000);
+}
+/** A wide slot is made for the foods the other slots have in common when they are at most this many (beyond, galloping within them cost more than merging the whole union: `cooked co*` 104 → 213 ms). */
+const WIDE_WITHIN_MAX = 100_000;
+
+/**
+ * Up to this many foods with every word in the name, a page is found by scoring them alone.
+ * Early termination can stop only late under this ranking (an unread food may still take
+ * coverage bonuses): at 1,000,000 foods 'and cooked' (74,726 in the name tier) took 170 ms
+ * through it and 6 ms scored whole, `cooked co*` (the name tier past 100,000) 104 ms against
+ * 11.5 ms, in process.
+ */
+const NAME_TIER_SCORE_MAX = 400_000;
+
+export class SearchEngine {
+  constructor(readonly index: SearchIndex, readonly synonyms: Synonyms) {}
+
+  /**
+   * Loads what the first searches would otherwise wait for: the name places, and the postings
+   * of the commonest groups up to half the cache, with their bitmaps and part orders (nearly
+   * every multi-word search has a common word; at 1,000,000 foods 'and' alone is ~600,000
+   * postings, ~40 ms to read and prepare).
+   */
+  warm(): void {
+    const index = this.index;
+    index.names();
+    const groups = Array.from(index.vocabulary.groupFoods.keys()).filter((g) => index.vocabulary.groupFoods[g]! * 16 >= index.place.length)
+      .sort((a, b) => index.vocabulary.groupFoods[b]! - index.vocabulary.groupFoods[a]!);
+    for (const group of groups) {
+      if (index.postingsHeld >= POSTINGS_CACHE_BYTES / 2) break;
+      const postings = index.postings(group);
+      if (postings !== undefined) prepareForEarlyTop(postings, index.place.length);
+    }
+  }
+
+  plan(words: readonly QueryWord[], nameOnly = false): Plan {
+    return planQuery(words, this.index.vocabulary, this.synonyms, { nameOnly });
+  }
+
+  /**
+   * A slot's list: its stored postings when it is one group (seen through its offset when it
+   * has one), else made and cached; with `within`, made for those foods only, not cached.
+   */
+  slotList(slot: Slot, within?: Uint32Array): SlotPostings | undefined {
+    const one = shiftedGroup(slot);
+    if (one !== undefined) {
+      const p = this.index.postings(one.group);
+      return p === undefined ? undefined : shifted(p, one.offset);
+    }
+    const postings = (g: number): GroupPostings | undefined => this.index.postings(g);
+    if (within !== undefined) return materialize(slot, postings, within);
+    return this.index.slotCache.get(slot.key, () => materialize(slot, postings));
+  }
+
+  /**
+   * The plan's lists. A slot of many groups (a short type-ahead prefix: `ch*` completes to
+   * hundreds of words) beside narrower slots is made only for the foods those have in common:
+   * its full list would cost more to merge than the whole search.
+   */
+  private lists(plan: Plan): SlotPostings[] | undefined {
+    const groupFoods = this.index.vocabulary.groupFoods;
+    const wide = plan.slots.map((slot) => plan.slots.length > 1 && shiftedGroup(slot) === undefined && slotBound(slot, groupFoods) > wideSlot());
+    let within: Uint32Array | undefined;
+    const lists: (SlotPostings | undefined)[] = plan.slots.map((slot, i) => (wide[i] ? undefined : this.slotList(slot)));
+    if (lists.some((list) => list !== undefined && list.rids.length === 0)) return undefined;
+    const narrow = lists.filter((list) => list !== undefined);
+    if (narrow.length > 0 && narrow.length < lists.length) {
+      const common = matchingFoods(narrow, this.index.place.length, WIDE_WITHIN_MAX);
+      if (common.rids !== undefined) within = common.rids.slice();
+    }
+    const out: SlotPostings[] = [];
+    for (let i = 0; i < plan.slots.length; i++) {
+      const list = lists[i] ?? this.slotList(plan.slots[i]!, within);
+      if (list === undefined || list.rids.length === 0) return undefined;
+      out.push(list);
+    }
+    return out;
+  }
+
+  /**
+   * The stored first page answering a one-slot plan, when there is one: a group's (also for a
+   * corrected word: its offset moves every food's score alike, so the order is the group's).
+   */
+  private stored(plan: Plan, words: readonly QueryWord[]): ReturnType<SearchIndex['top']> {
+    if (plan.slots.length !== 1) return undefined;
+    const one = shiftedGroup(plan.slots[0]!);
+    if (one !== undefined) return this.index.top('group', one.group);
+    const only = words.length === 1 ? words[0]! : undefined;
+    // A type-ahead word alone: its slot is its prefix's completions.
+    return only?.prefix ? this.index.top('prefix', only.text) : undefined;
+  }
+
+  /** Every match of the plan that passes `accept`, best first: the reference order. */
+  rankAll(plan: Plan, accept: FoodTest, nameOnly = false): number[] {
+    if (plan.matchesNothing) return [];
+    const lists: SlotPostings[] = [];
+    for (const slot of plan.slots) lists.push(materialize(slot, (g) => this.index.postings(g)));
+    const found: { rid: number; tier: number; score: number; place: number }[] = [];
+    forEachMatch(lists, accept, this.index, (rid, tier, score) => {
+      if (!nameOnly || tier === 1) found.push({ rid, tier, score, place: this.index.place[rid]! });
+    });
+    found.sort((a, b) => (ranksBefore(a.tier, a.score, a.place, b.tier, b.score, b.place) ? -1 : 1));
+    return found.map((f) => f.rid);
+  }
+
+  foods(q: FoodQuery, store: StoreLookups): FoodsAnswer | undefined {
+    const match = q.match;
+    if (match === undefined || match.type === 'prefix') {
+      const page = nameOrderPage(q, { names: () => this.index.names(), firstPlaceFrom: (key) => store.firstPlaceFrom(key), test: (f) => this.test(f, store) });
+      return page === undefined ? undefined : { ...page, corrections: [] };
+    }
+    const words = queryWords(match.query);
+    const plan = this.plan(words);
+    const corrections = plan.corrections;
+    if (plan.matchesNothing) return { rids: [], total: 0, corrections };
+    const accept = this.test(q, store);
+    const depth = q.offset + q.limit;
+    const g = q.grouping;
+    const rankAsc = q.order.field === 'rank' && q.order.direction === 'asc';
+    if (g !== undefined) {
+      if (g.by === 'brand' && g.limit !== undefined && g.limit <= MAX_GROUPING_LIMIT && rankAsc && g.order.field === 'rank' && g.order.direction === 'asc') {
+        const lists = this.lists(plan);
+        if (lists === undefined) return { rids: [], total: 0, corrections };
+        const page = groupedByBrand(lists, accept, g.limit, q, { ranks: this.index, brand: this.index.facts.brand, brandLimit: this.index.meta.brandLimit });
+        return { ...page, corrections };
+      }
+      return { ranked: this.rankAll(plan, accept), corrections };
+    }
+    if (!rankAsc || depth > TOP_DEPTH) {
+      const all = this.rankAll(plan, accept);
+      if (q.order.field === 'name') all.sort((a, b) => this.index.place[a]! - this.index.place[b]!);
+      if (q.order.direction === 'desc') all.reverse();
+      return { rids: all.slice(q.offset, depth), total: all.length, corrections };
+    }
+    const top = accept === undefined ? this.stored(plan, words) : undefined;
+    if (top !== undefined) return { rids: Array.from(top.rids.subarray(q.offset, depth)), total: top.matches, corrections };
+    const lists = this.lists(plan);
+    if (lists === undefined) return { rids: [], total: 0, corrections };
+    const { rids, total } = this.rankInMemory(lists, accept, depth);
+    return { rids: rids.slice(q.offset), total, corrections };
+  }
+
+  /**
+   * Several lists without a filter: counted first (early-top.ts), collecting the foods in common
+   * while they are few, and the name tier while it is; those are then scored one by one (the
+   * name tier alone when it fills the page), else the page comes from early termination.
+   * Otherwise every match is visited and scored (word-search.ts).
+   */
+  private rankInMemory(lists: readonly SlotPostings[], accept: FoodTest, depth: number): { rids: number[]; total: number } {
+    const shortest = Math.min(...lists.map((p) => p.rids.length));
+    if (accept !== undefined || lists.length < 2 || shortest <= earlyMinMatches()) return topMatches(lists, accept, depth, this.index);
+    const { total, rids, named } = matchingFoods(lists, this.index.place.length, scoreAllMaxMatches(), Math.max(depth, NAME_TIER_SCORE_MAX));
+    if (rids !== undefined) return { rids: scoreFoods(lists, named !== undefined && named.length >= depth ? named : rids, depth, this.index), total };
+    return { rids: earlyTopMatches(lists, depth, this.index, named), total };
+  }
+
+  /** SOAP foodSearch: foods whose name has every word, best first, at most `limit`. */
+  names(words: readonly string[], limit: number): number[] {
+    const plan = this.plan(words.map((text) => ({ text, prefix: false })), true);
+    if (plan.matchesNothing) return [];
+    const group = plan.slots.length === 1 ? plainGroup(plan.slots[0]!) : undefined;
+    const top = group === undefined ? undefined : this.index.top('group', group);
+    // The stored page starts with the name tier: when that alone fills the answer, it is the answer.
+    if (top !== undefined && top.named >= limit && limit <= top.rids.length) return Array.from(top.rids.subarray(0, limit));
+    const lists = this.lists(plan);
+    if (lists === undefined) return [];
+    if (lists.length > 1) {
+      const { named } = matchingFoods(lists, this.index.place.length, 0, NAME_TIER_SCORE_MAX);
+      if (named !== undefined) return scoreFoods(lists, Uint32Array.from(named), limit, this.index);
+    }
+    const top2 = new TopFoods(limit, this.index.place);
+    forEachMatch(lists, undefined, this.index, (rid, tier, score) => {
+      if (tier === 1) top2.add(rid, tier, score);
+    });
+    return top2.sorted();
+  }
+
+  /** Records whose name matches (brands, categories, tags: an index of their names), in rid order. */
+  matching(text: string): { rids: number[]; corrections: readonly Correction[] } {
+    const plan = this.plan(queryWords(text));
+    if (plan.matchesNothing) return { rids: [], corrections: plan.corrections };
+    const rids: number[] = [];
+    const lists = this.lists(plan);
+    if (lists !== undefined) forEachMatch(lists, undefined, this.index, (rid) => rids.push(rid));
+    return { rids, corrections: plan.corrections };
+  }
+
+  test(filters: Parameters<typeof foodTest>[0], store: RecordRids): FoodTest {
+    return foodTest(filters, this.index.facts, store);
+  }
+}
+
+/** The folded key a prefix query matches names by (contract C3 `prefix`). */
+export function prefixKey(query: string): string {
+  return fold(query);
+}

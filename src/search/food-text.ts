@@ -1,0 +1,113 @@
+
+/**
+ * How the search reads a food: its words and where each stands. Catalogues write names as
+ * `Head, modifier, modifier` (USDA SR and FoodData Central, AUSNUT, most branded data:
+ * `Apples, raw, with skin`, `Cheese, cheddar`), so a name is read as comma-separated segments
+ * (`;` too; commas inside parentheses do not cut), and a word's placement says whether it is
+ * the head, in the head segment, in a later segment or in another field. Ranking weighs the
+ * placements (ranking.ts); matching only needs to know a word is there.
+ */
+
+/** Where a word stands in a food, best first; a word found in several places keeps the best. */
+export const PLACEMENT = {
+  /** The name's first word. */
+  head: 0,
+  /** Another word of the name's first segment. */
+  headSegment: 1,
+  /** The name's second segment. */
+  secondSegment: 2,
+  /** A later segment of the name. */
+  laterSegment: 3,
+  classification: 4,
+  otherNames: 5,
+  brand: 6,
+  description: 7,
+} as const;
+export type Placement = (typeof PLACEMENT)[keyof typeof PLACEMENT];
+export const PLACEMENTS = 8;
+
+/** Placements below this are in the name. */
+export const FIRST_OUTSIDE_NAME = PLACEMENT.classification;
+
+/** Name segments whose coverage by the query counts (ranking.ts): the first three. */
+export const COUNTED_SEGMENTS = 3;
+
+/** The texts of a food the search matches, folded (domain/text.ts `fold`). */
+export interface FoodTexts {
+  readonly name: string;
+  readonly brand: string;
+  readonly classification: string;
+  readonly otherNames: string;
+  readonly description: string;
+}
+
+const WORD = /[\p{L}\p{N}]+/gu;
+
+/** The words of a folded text (as domain/text.ts splits, without folding again). */
+export function foldedWords(text: string): string[] {
+  return text === '' ? [] : text.match(WORD) ?? [];
+}
+
+/** A name's segments: cut at `,` and `;` outside parentheses. */
+export function nameSegments(name: string): string[] {
+  const segments: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if (c === 40 || c === 91) depth++;
+    else if ((c === 41 || c === 93) && depth > 0) depth--;
+    else if ((c === 44 || c === 59) && depth === 0) {
+      segments.push(name.slice(start, i));
+      start = i + 1;
+    }
+  }
+  segments.push(name.slice(start));
+  return segments;
+}
+
+/** One word of a food, with its best placement and the counted name segments it is in (bit s: segment s). */
+export interface WordPlace {
+  readonly word: string;
+  placement: Placement;
+  segments: number;
+}
+
+/**
+ * The food's distinct words with their placements (in order of first appearance), and its
+ * name's shape: the number of segments and the words of each counted segment.
+ */
+export function foodWords(food: FoodTexts): { words: WordPlace[]; segments: number; segmentWords: string[][] } {
+  const byWord = new Map<string, WordPlace>();
+  const words: WordPlace[] = [];
+  const add = (word: string, placement: Placement, segment: number): void => {
+    let place = byWord.get(word);
+    if (place === undefined) {
+      place = { word, placement, segments: 0 };
+      byWord.set(word, place);
+      words.push(place);
+    } else if (placement < place.placement) {
+      place.placement = placement;
+    }
+    if (segment >= 0 && segment < COUNTED_SEGMENTS) place.segments |= 1 << segment;
+  };
+  const segments = nameSegments(food.name);
+  const segmentWords: string[][] = [];
+  let counted = 0;
+  for (const text of segments) {
+    const inSegment = foldedWords(text);
+    // Empty segments (`a,,b`) are not counted: the next one takes their place.
+    if (inSegment.length === 0) continue;
+    const index = counted++;
+    if (index < COUNTED_SEGMENTS) segmentWords.push(inSegment);
+    inSegment.forEach((word, i) => {
+      const placement = index === 0 ? (i === 0 ? PLACEMENT.head : PLACEMENT.headSegment) : index === 1 ? PLACEMENT.secondSegment : PLACEMENT.laterSegment;
+      add(word, placement, index);
+    });
+  }
+  for (const word of foldedWords(food.classification)) add(word, PLACEMENT.classification, -1);
+  for (const word of foldedWords(food.otherNames)) add(word, PLACEMENT.otherNames, -1);
+  for (const word of foldedWords(food.brand)) add(word, PLACEMENT.brand, -1);
+  for (const word of foldedWords(food.description)) add(word, PLACEMENT.description, -1);
+  return { words, segments: counted, segmentWords };
+}

@@ -1,0 +1,63 @@
+import { concat, bytesOf, narrowIds, readIds, readUint32, type Ids } from './blobs.js';
+import { KINDS, coverOf, WEIGHTS, placementOf, inName } from './ranking.js';
+
+/**
+ * A list of the foods one query word matches, in rid order, with how each matches: what the
+ * fast paths (word-search.ts, early-top.ts) and the reference path read.
+ *
+ * `codes[i]` is `kind × 2 + (1 if the match is in the food's name)`, where the kind indexes
+ * `parts` (minus the match's value: lower ranks first, as the fast paths compare) and `covers`
+ * (what it adds to the coverage sums, ranking.ts). A word's stored list (one group of forms,
+ * build.ts) uses the 64 placement kinds; a list made at query time for a word with several
+ * matches (synonyms, corrections, a type-ahead prefix: slots.ts) has kinds of its own.
+ */
+export interface SlotPostings {
+  readonly rids: Uint32Array;
+  readonly codes: Ids;
+  readonly parts: Float64Array;
+  readonly covers: Uint32Array;
+}
+
+/** A word's stored list: its foods, placements and, when the word has several forms, which forms each food has. */
+export interface GroupPostings extends SlotPostings {
+  /** Bit f: the food has the group's form f (forms numbered as in the vocabulary); undefined when the group has one form. */
+  readonly forms: Ids | undefined;
+}
+
+/** Parts and covers of the 64 placement kinds, shared by every stored list. */
+export const BASE_PARTS = Float64Array.from({ length: KINDS }, (_, kind) => -WEIGHTS.placement[placementOf(kind)]!);
+export const BASE_COVERS = Uint32Array.from({ length: KINDS }, (_, kind) => coverOf(kind));
+
+/** A code for a kind (ranking.ts kindOf). */
+export function baseCode(kind: number): number {
+  return kind * 2 + (inName(kind) ? 1 : 0);
+}
+
+/** Layout: [count, forms width in bytes] (u32 each), rids (u32), codes (u8), forms (narrowest width). */
+export function encodeGroupPostings(rids: Uint32Array, codes: Uint8Array, forms: Ids | undefined): Uint8Array {
+  const header = Uint32Array.from([rids.length, forms === undefined ? 0 : forms.BYTES_PER_ELEMENT]);
+  return concat([bytesOf(header), bytesOf(rids), codes, ...(forms === undefined ? [] : [bytesOf(forms)])]);
+}
+
+export function decodeGroupPostings(bytes: Uint8Array): GroupPostings {
+  const header = readUint32(bytes.subarray(0, 8));
+  const count = header[0]!;
+  const width = header[1]!;
+  const pad = (n: number): number => (n + 3) & ~3;
+  let at = 8;
+  const rids = readUint32(bytes.subarray(at, at + 4 * count));
+  at += 4 * count;
+  const codes = bytes.subarray(at, at + count);
+  at += pad(count);
+  const forms = width === 0 ? undefined : readIds(bytes.subarray(at, at + width * count), count);
+  return { rids, codes, parts: BASE_PARTS, covers: BASE_COVERS, forms };
+}
+
+export function postingsBytes(p: SlotPostings): number {
+  return p.rids.byteLength + p.codes.byteLength + ('forms' in p && p.forms !== undefined ? (p.forms as Ids).byteLength : 0);
+}
+
+/** An empty list for forms masks: `narrowIds` with the group's form count. */
+export function formsArray(length: number, forms: number): Ids {
+  return narrowIds(length, forms >= 32 ? 0xffffffff : 2 ** forms - 1);
+}

@@ -1,0 +1,148 @@
+import { readIds, readJson, readUint32, type Ids, type SearchBlobs } from './blobs.js';
+import { NO_PLACE } from './build.js';
+import type { NamePlaces } from './name-order.js';
+import { decodeGroupPostings, postingsBytes, type GroupPostings, type SlotPostings } from './postings.js';
+import { RANKING_VERSION } from './ranking.js';
+import { SEARCH_DATA_FORMAT, type SearchMeta } from './search-meta.js';
+import { readTopList, staticParts, topKey, type TopList } from './top-lists.js';
+import { Vocabulary } from './vocabulary.js';
+import type { FoodRanks } from './word-search.js';
+
+/**
+ * What the searches need to know of every food, indexed by rid: its place in name order, and
+ * the records the filters test (region, brand, category, tags).
+ */
+export interface FoodFacts {
+  /** Place in (name, id) order; NO_PLACE for a rid with no food. */
+  readonly place: Uint32Array;
+  /** The folded name's length in code points, by place. */
+  readonly nameLength: Ids;
+  /** Region code: index in REGIONS + 1; 0 for a rid with no food. */
+  readonly region: Uint8Array;
+  readonly brand: Ids;
+  readonly category: Ids;
+  /** The tags of food `rid` are `tagRids[tagStart[rid] … tagStart[rid + 1])`. */
+  readonly tagStart: Uint32Array;
+  readonly tagRids: Ids;
+}
+
+/** A cache of decoded lists, the least recently used dropped past `maxBytes`. */
+export class ListCache<T extends SlotPostings> {
+  private readonly held = new Map<string, T>();
+  private bytes = 0;
+
+  constructor(private readonly maxBytes: number) {}
+
+  get(key: string, load: () => T | undefined): T | undefined {
+    let found = this.held.get(key);
+    if (found !== undefined) {
+      this.held.delete(key);
+      this.held.set(key, found);
+      return found;
+    }
+    found = load();
+    if (found === undefined) return undefined;
+    this.held.set(key, found);
+    this.bytes += postingsBytes(found);
+    for (const [k, v] of this.held) {
+      if (this.bytes <= this.maxBytes || k === key) break;
+      this.held.delete(k);
+      this.bytes -= postingsBytes(v);
+    }
+    return found;
+  }
+
+  get heldBytes(): number {
+    return this.bytes;
+  }
+}
+
+/**
+ * Postings held per serving process, at most: the words a server's traffic uses stay, the rest
+ * are read again when asked for (one blob read, ~0.1 ms for a common word).
+ */
+export const POSTINGS_CACHE_BYTES = 32 * 1024 * 1024;
+/** Lists made at query time (synonyms, corrections, prefixes), kept for the next request. */
+export const SLOT_CACHE_BYTES = 8 * 1024 * 1024;
+
+/** The search data of one catalogue version, loaded from its blobs (postings as searches ask). */
+export class SearchIndex implements FoodRanks {
+  readonly place: Uint32Array;
+  readonly shape: Uint32Array;
+  readonly staticPart: Float64Array;
+  readonly facts: FoodFacts;
+  private readonly postingsCache = new ListCache<GroupPostings>(POSTINGS_CACHE_BYTES);
+  readonly slotCache = new ListCache<SlotPostings>(SLOT_CACHE_BYTES);
+  private loadedNames: NamePlaces | undefined;
+
+  private constructor(readonly meta: SearchMeta, readonly vocabulary: Vocabulary, private readonly blobs: SearchBlobs, facts: FoodFacts, shape: Uint32Array, servings: Uint8Array, marks: Uint8Array) {
+    this.facts = facts;
+    this.place = facts.place;
+    this.shape = shape;
+    this.staticPart = staticParts(servings, marks);
+  }
+
+  /** Whether the blobs hold search data this program reads (its format and ranking). */
+  static current(blobs: SearchBlobs): boolean {
+    const meta = blobs.get('meta');
+    if (meta === undefined) return false;
+    const m = readJson<SearchMeta>(meta);
+    return m.format === SEARCH_DATA_FORMAT && m.ranking === RANKING_VERSION;
+  }
+
+  /** The index, or undefined when the blobs hold no search data of this program's format. */
+  static load(blobs: SearchBlobs): SearchIndex | undefined {
+    if (!SearchIndex.current(blobs)) return undefined;
+    const meta = readJson<SearchMeta>(blobs.get('meta')!);
+    const vocabulary = Vocabulary.load(blobs);
+    const get = (name: string): Uint8Array => {
+      const bytes = blobs.get(`foods/${name}`);
+      if (bytes === undefined) throw new Error(`the search data lacks foods/${name}: import again to rebuild it`);
+      return bytes;
+    };
+    if (vocabulary === undefined) throw new Error('the search data lacks its vocabulary: import again to rebuild it');
+    const place = readUint32(get('place'));
+    const tagStart = readUint32(get('tag-start'));
+    const facts: FoodFacts = {
+      place,
+      nameLength: readIds(get('name-length'), meta.foods),
+      region: new Uint8Array(get('region')),
+      brand: readIds(get('brand'), place.length),
+      category: readIds(get('category'), place.length),
+      tagStart,
+      tagRids: readIds(get('tag-rids'), tagStart[tagStart.length - 1] ?? 0),
+    };
+    return new SearchIndex(meta, vocabulary, blobs, facts, readUint32(get('shape')), new Uint8Array(get('servings')), new Uint8Array(get('marks')));
+  }
+
+  /** A group's stored postings. */
+  postings(group: number): GroupPostings | undefined {
+    return this.postingsCache.get(String(group), () => {
+      const bytes = this.blobs.get(`postings/${group}`);
+      return bytes === undefined ? undefined : decodeGroupPostings(bytes);
+    });
+  }
+
+  /** The stored first page of a group or a prefix alone, when it has one. */
+  top(kind: 'group' | 'prefix', what: number | string): TopList | undefined {
+    const bytes = this.blobs.get(topKey(kind, what));
+    return bytes === undefined ? undefined : readTopList(bytes);
+  }
+
+  /** Foods in name order (built on first use). */
+  names(): NamePlaces {
+    if (this.loadedNames === undefined) {
+      const { place, nameLength } = this.facts;
+      const byPlace = new Uint32Array(nameLength.length);
+      for (let rid = 0; rid < place.length; rid++) if (place[rid] !== NO_PLACE) byPlace[place[rid]!] = rid;
+      let maxLength = 0;
+      for (const length of nameLength) if (length > maxLength) maxLength = length;
+      this.loadedNames = { byPlace, nameLength, maxLength };
+    }
+    return this.loadedNames;
+  }
+
+  get postingsHeld(): number {
+    return this.postingsCache.heldBytes;
+  }
+}

@@ -1,0 +1,379 @@
+import { BASE_COVERS, BASE_PARTS, type GroupPostings, type SlotPostings } from './postings.js';
+import { envInteger } from '../config.js';
+import { seek } from './word-search.js';
+
+/**
+ * What one query word matches, as the query plan (plan.ts) resolves it: a slot. A food
+ * matches the query when it matches every slot (AND).
+ *
+ * A slot has alternatives (the word as typed, each synonym; a phrase synonym's slot stands for
+ * all the words of the phrase); an alternative has terms, all of which the food must have
+ * (`carbonated beverage` is two); a term has choices, any of which will do (the groups of forms
+ * a word is in; each correction of a typo; each word a type-ahead prefix completes). A choice
+ * is a group of forms (word-forms.ts), restricted to some of its forms when only those match
+ * (`leav*` matches `leaves`, not `leaf`).
+ *
+ * How a food matches a slot, for ranking: the best alternative, an alternative in the name
+ * before one that is not, then the higher value. A term's value is its best choice's placement
+ * value (ranking.ts) plus the choice's offset; an alternative's is its terms' mean, counted once
+ * per query word it stands for, plus its offset; its coverage is its terms' sum.
+ */
+export const ALL_FORMS = 0xffffffff;
+
+export interface Choice {
+  readonly group: number;
+  /** The forms that match: bit f for the group's form f; ALL_FORMS for every one. */
+  readonly forms: number;
+  readonly offset: number;
+}
+
+export interface Term {
+  readonly choices: readonly Choice[];
+}
+
+export interface Alternative {
+  readonly terms: readonly Term[];
+  readonly offset: number;
+  /** The query words it stands for. */
+  readonly words: number;
+}
+
+export interface Slot {
+  /** Equal slots have equal keys (a repeated word counts once). */
+  readonly key: string;
+  readonly alternatives: readonly Alternative[];
+}
+
+/** A slot that is one group of forms, as typed: its stored list is its postings. */
+export function plainGroup(slot: Slot): number | undefined {
+  if (slot.alternatives.length !== 1) return undefined;
+  const alternative = slot.alternatives[0]!;
+  if (alternative.terms.length !== 1 || alternative.offset !== 0 || alternative.words !== 1) return undefined;
+  const choices = alternative.terms[0]!.choices;
+  if (choices.length !== 1 || choices[0]!.forms !== ALL_FORMS || choices[0]!.offset !== 0) return undefined;
+  return choices[0]!.group;
+}
+
+/**
+ * A slot that is one group of forms with an offset (a correction, a completion): its list is
+ * the group's stored list with every value moved by the offset, so it needs no list of its own.
+ */
+export function shiftedGroup(slot: Slot): { group: number; offset: number } | undefined {
+  if (slot.alternatives.length !== 1) return undefined;
+  const alternative = slot.alternatives[0]!;
+  if (alternative.terms.length !== 1 || alternative.offset !== 0 || alternative.words !== 1) return undefined;
+  const choices = alternative.terms[0]!.choices;
+  if (choices.length !== 1 || choices[0]!.forms !== ALL_FORMS) return undefined;
+  return { group: choices[0]!.group, offset: choices[0]!.offset };
+}
+
+const shiftedParts = new Map<number, Float64Array>();
+/** The views of a stored list, kept as long as it is: its derived bitmaps (rid-bitmaps.ts) are kept with a view. */
+const views = new WeakMap<GroupPostings, Map<number, SlotPostings>>();
+
+/** A stored list seen through an offset (shiftedGroup): the same foods and codes, every part moved. */
+export function shifted(p: GroupPostings, offset: number): SlotPostings {
+  if (offset === 0) return p;
+  let parts = shiftedParts.get(offset);
+  if (parts === undefined) shiftedParts.set(offset, (parts = BASE_PARTS.map((part) => part - offset)));
+  let byOffset = views.get(p);
+  if (byOffset === undefined) views.set(p, (byOffset = new Map<number, SlotPostings>()));
+  let view = byOffset.get(offset);
+  if (view === undefined) byOffset.set(offset, (view = { rids: p.rids, codes: p.codes, parts, covers: p.covers }));
+  return view;
+}
+
+/** The most foods a slot's choices can bring (the sum of their groups' sizes). */
+export function slotBound(slot: Slot, groupFoods: ArrayLike<number>): number {
+  let bound = 0;
+  for (const a of slot.alternatives) for (const t of a.terms) for (const c of t.choices) bound += groupFoods[c.group]!;
+  return bound;
+}
+
+/** Foods in rid order with how each matches: in the name (1/0), value and coverage. */
+interface Matches {
+  rids: Uint32Array;
+  named: Uint8Array;
+  values: Float64Array;
+  covers: Float64Array;
+  length: number;
+}
+
+function matches(capacity: number): Matches {
+  return {
+    rids: new Uint32Array(capacity), named: new Uint8Array(capacity), values: new Float64Array(capacity), covers: new Float64Array(capacity), length: 0,
+  };
+}
+
+/**
+ * a is better than b: in the name first, then the higher value, then the larger coverage (a
+ * total order, so a union keeps the same entry whatever order its lists come in).
+ */
+export function better(namedA: number, valueA: number, coverA: number, namedB: number, valueB: number, coverB: number): boolean {
+  if (namedA !== namedB) return namedA > namedB;
+  if (valueA !== valueB) return valueA > valueB;
+  return coverA > coverB;
+}
+
+/**
+ * One choice's foods (those with a matching form); with `within` (rids ascending), only those
+ * of them, found by galloping from the shorter list into the longer.
+ */
+function choiceMatches(p: GroupPostings, choice: Choice, within?: Uint32Array): Matches {
+  const { rids, codes, forms } = p;
+  let indexes: Uint32Array | undefined;
+  if (within !== undefined) {
+    indexes = new Uint32Array(Math.min(within.length, rids.length));
+    let k = 0;
+    if (within.length < rids.length) {
+      let at = 0;
+      for (let c = 0; c < within.length && at < rids.length; c++) {
+        at = seek(rids, at, within[c]!);
+        if (at < rids.length && rids[at] === within[c]) indexes[k++] = at;
+      }
+    } else {
+      let at = 0;
+      for (let i = 0; i < rids.length && at < within.length; i++) {
+        at = seek(within, at, rids[i]!);
+        if (at < within.length && within[at] === rids[i]) indexes[k++] = i;
+      }
+    }
+    indexes = indexes.subarray(0, k);
+  }
+  const count = indexes === undefined ? rids.length : indexes.length;
+  const out = matches(count);
+  let n = 0;
+  for (let j = 0; j < count; j++) {
+    const i = indexes === undefined ? j : indexes[j]!;
+    if (forms !== undefined && choice.forms !== ALL_FORMS && (forms[i]! & choice.forms) === 0) continue;
+    const code = codes[i]!;
+    out.rids[n] = rids[i]!;
+    out.named[n] = code & 1;
+    out.values[n] = -BASE_PARTS[code >>> 1]! + choice.offset;
+    out.covers[n] = BASE_COVERS[code >>> 1]!;
+    n++;
+  }
+  out.length = n;
+  return out;
+}
+
+/** The union of lists, each food once with its best entry (a heap merge over the lists' heads). */
+function union(lists: readonly Matches[]): Matches {
+  const live = lists.filter((m) => m.length > 0);
+  if (live.length === 0) return matches(0);
+  if (live.length === 1) return live[0]!;
+  const size = live.reduce((n, m) => n + m.length, 0);
+  if (live.length > BLOCK_UNION_LISTS && size > blockUnionSize()) return blockUnion(live, size);
+  const out = matches(size);
+  const at = new Uint32Array(live.length);
+  // A heap of list numbers by their current rid.
+  const heap = live.map((_, i) => i);
+  const rid = (i: number): number => live[i]!.rids[at[i]!]!;
+  const down = (from: number): void => {
+    let i = from;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let least = i;
+      if (l < heap.length && rid(heap[l]!) < rid(heap[least]!)) least = l;
+      if (r < heap.length && rid(heap[r]!) < rid(heap[least]!)) least = r;
+      if (least === i) return;
+      [heap[i], heap[least]] = [heap[least]!, heap[i]!];
+      i = least;
+    }
+  };
+  for (let i = (heap.length >> 1) - 1; i >= 0; i--) down(i);
+  let n = 0;
+  while (heap.length > 0) {
+    const list = heap[0]!;
+    const m = live[list]!;
+    const k = at[list]!;
+    const r = m.rids[k]!;
+    if (n > 0 && out.rids[n - 1] === r) {
+      if (better(m.named[k]!, m.values[k]!, m.covers[k]!, out.named[n - 1]!, out.values[n - 1]!, out.covers[n - 1]!)) {
+        out.named[n - 1] = m.named[k]!;
+        out.values[n - 1] = m.values[k]!;
+        out.covers[n - 1] = m.covers[k]!;
+      }
+    } else {
+      out.rids[n] = r;
+      out.named[n] = m.named[k]!;
+      out.values[n] = m.values[k]!;
+      out.covers[n] = m.covers[k]!;
+      n++;
+    }
+    if (++at[list]! === m.length) {
+      heap[0] = heap[heap.length - 1]!;
+      heap.pop();
+    }
+    if (heap.length > 0) down(0);
+  }
+  out.length = n;
+  return out;
+}
+
+/**
+ * Unions of more lists than this, and of more entries than blockUnionSize() (default 50,000;
+ * FOODLOOKUP_BLOCK_UNION_MIN, which tests lower), are merged a block of rids at a time.
+ */
+const BLOCK_UNION_LISTS = 8;
+function blockUnionSize(): number {
+  return envInteger('FOODLOOKUP_BLOCK_UNION_MIN', 0, 50_000);
+}
+const UNION_BLOCK = 1 << 15;
+/**
+ * An entry (in the name, value, coverage) packed in one double so that a larger number is
+ * `better`: coverage in the low 32 bits, the value above (within ±VALUE_SPAN), the name bit on
+ * top; always positive, so 0 can mean "none".
+ */
+const COVER_SPAN = 2 ** 32;
+const VALUE_SPAN = 2 ** 11;
+const NAMED = 2 ** 44;
+
+export function packEntry(named: number, value: number, cover: number): number {
+  return named * NAMED + (value + VALUE_SPAN) * COVER_SPAN + cover;
+}
+
+/** `packEntry` read back. */
+export function unpackEntry(key: number): { named: number; value: number; cover: number } {
+  const named = key >= NAMED ? 1 : 0;
+  const rest = key - named * NAMED;
+  return { named, value: Math.floor(rest / COVER_SPAN) - VALUE_SPAN, cover: rest % COVER_SPAN };
+}
+
+/**
+ * `union` of many lists (a short type-ahead prefix completes to hundreds of words): each food's
+ * best entry kept in a block of rids at a time, then the block's foods sorted. A heap merge over
+ * hundreds of lists cost a comparison of heads per level for every entry.
+ */
+function blockUnion(lists: readonly Matches[], size: number): Matches {
+  const out = matches(size);
+  const best = new Float64Array(UNION_BLOCK);
+  const touched = new Uint32Array(UNION_BLOCK);
+  const at = new Uint32Array(lists.length);
+  let limit = 0;
+  for (const m of lists) limit = Math.max(limit, m.rids[m.length - 1]! + 1);
+  let n = 0;
+  for (let base = 0; base < limit; base += UNION_BLOCK) {
+    const end = base + UNION_BLOCK;
+    let count = 0;
+    for (let l = 0; l < lists.length; l++) {
+      const m = lists[l]!;
+      let i = at[l]!;
+      for (; i < m.length && m.rids[i]! < end; i++) {
+        const key = packEntry(m.named[i]!, m.values[i]!, m.covers[i]!);
+        const slot = m.rids[i]! - base;
+        const had = best[slot]!;
+        if (had === 0) touched[count++] = slot;
+        if (key > had) best[slot] = key;
+      }
+      at[l] = i;
+    }
+    const slots = touched.subarray(0, count).sort();
+    for (let k = 0; k < count; k++) {
+      const slot = slots[k]!;
+      const entry = unpackEntry(best[slot]!);
+      best[slot] = 0;
+      out.rids[n] = base + slot;
+      out.named[n] = entry.named;
+      out.values[n] = entry.value;
+      out.covers[n] = entry.cover;
+      n++;
+    }
+  }
+  out.length = n;
+  return out;
+}
+
+/** The foods every term has; values and coverage summed, in the name when every term is. */
+function intersection(terms: readonly Matches[]): { m: Matches; sums: Float64Array } {
+  const order = terms.map((_, i) => i).sort((a, b) => terms[a]!.length - terms[b]!.length);
+  const driver = terms[order[0]!]!;
+  const rest = order.slice(1);
+  const out = matches(driver.length);
+  const at = new Uint32Array(terms.length);
+  let n = 0;
+  outer: for (let d = 0; d < driver.length; d++) {
+    const r = driver.rids[d]!;
+    for (const t of rest) {
+      const m = terms[t]!;
+      let k = at[t]!;
+      while (k < m.length && m.rids[k]! < r) k++;
+      at[t] = k;
+      if (k === m.length) break outer;
+      if (m.rids[k] !== r) continue outer;
+    }
+    let named = 1;
+    let value = 0;
+    let cover = 0;
+    for (let t = 0; t < terms.length; t++) {
+      const m = terms[t]!;
+      const k = t === order[0] ? d : at[t]!;
+      named &= m.named[k]!;
+      value += m.values[k]!;
+      cover += m.covers[k]!;
+    }
+    out.rids[n] = r;
+    out.named[n] = named;
+    out.values[n] = value;
+    out.covers[n] = cover;
+    n++;
+  }
+  out.length = n;
+  return { m: out, sums: out.values };
+}
+
+/** An alternative's foods: every term, each at its best choice. */
+function alternativeMatches(alternative: Alternative, postings: (group: number) => GroupPostings | undefined, within?: Uint32Array): Matches {
+  const terms: Matches[] = [];
+  for (const term of alternative.terms) {
+    const lists: Matches[] = [];
+    for (const choice of term.choices) {
+      const p = postings(choice.group);
+      if (p !== undefined) lists.push(choiceMatches(p, choice, within));
+    }
+    const m = union(lists);
+    if (m.length === 0) return matches(0);
+    terms.push(m);
+  }
+  const { m } = terms.length === 1 ? { m: terms[0]! } : intersection(terms);
+  // Mean over the terms, once per query word: whole numbers, so the same in every path.
+  const k = alternative.terms.length;
+  for (let i = 0; i < m.length; i++) {
+    m.values[i] = Math.floor((m.values[i]! * alternative.words) / k) + alternative.offset;
+  }
+  return m;
+}
+
+/**
+ * The slot's foods in rid order, as postings with kinds of their own: each distinct (value,
+ * coverage) is a kind. What the reference path ranks, and what the fast paths read for a slot
+ * that is not one stored list; `within` (rids ascending) keeps only those foods (a slot of many
+ * foods beside a narrower one: `cheddar ch*`).
+ */
+export function materialize(slot: Slot, postings: (group: number) => GroupPostings | undefined, within?: Uint32Array): SlotPostings {
+  const m = union(slot.alternatives.map((a) => alternativeMatches(a, postings, within)));
+  // (value, coverage) as one exact number: values are small whole numbers, coverage 32 bits.
+  const kindOf = new Map<number, number>();
+  const parts: number[] = [];
+  const covers: number[] = [];
+  const codes = new Uint32Array(m.length);
+  for (let i = 0; i < m.length; i++) {
+    const key = (m.values[i]! + 2 ** 20) * 2 ** 32 + m.covers[i]!;
+    let kind = kindOf.get(key);
+    if (kind === undefined) {
+      kind = parts.length;
+      kindOf.set(key, kind);
+      parts.push(-m.values[i]!);
+      covers.push(m.covers[i]!);
+    }
+    codes[i] = kind * 2 + m.named[i]!;
+  }
+  const narrow = parts.length * 2 <= 0xff ? Uint8Array.from(codes) : parts.length * 2 <= 0xffff ? Uint16Array.from(codes) : codes;
+  return { rids: m.rids.slice(0, m.length), codes: narrow, parts: Float64Array.from(parts), covers: Uint32Array.from(covers) };
+}
+
+/** A plain slot's stored list as slot postings (the same object: its derived bitmaps are kept with it). */
+export function groupAsSlot(p: GroupPostings): SlotPostings {
+  return p;
+}

@@ -1,0 +1,88 @@
+import type { Database, Statement } from 'better-sqlite3';
+import { GENERIC_BRAND_IDS } from '../../domain/regions.js';
+import { buildSearchData, type SearchFoodRow, type SearchSource } from '../../search/build.js';
+import { MemoryBlobs, type SearchBlobs } from '../../search/blobs.js';
+import { SearchIndex } from '../../search/search-index.js';
+import { searchTexts } from '../food-row.js';
+
+/**
+ * The SQLite side of the search engine's store interface (src/search/README.md): the rows the
+ * engine builds its data from, read inside the import's transaction, and the table its blobs
+ * are kept in. Everything else is the engine's.
+ */
+
+export const SEARCH_BLOBS_DDL = 'CREATE TABLE IF NOT EXISTS search_blobs (key TEXT PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID';
+
+/** The blobs of the catalogue's current version, read as the engine asks for them. */
+export class SqliteSearchBlobs implements SearchBlobs {
+  private readonly read: Statement<[string], Buffer>;
+
+  constructor(db: Database) {
+    this.read = db.prepare<[string], Buffer>('SELECT value FROM search_blobs WHERE key = ?').pluck();
+  }
+
+  get(name: string): Uint8Array | undefined {
+    return this.read.get(name);
+  }
+}
+
+/** Whether the foods table has the search columns (schema 6): older ones keep those texts in the body. */
+function hasSearchColumns(db: Database): boolean {
+  return db.prepare("SELECT 1 FROM pragma_table_info('foods') WHERE name = 'servings'").get() !== undefined;
+}
+
+/** The catalogue's foods, brands and tags as the engine's builder reads them. */
+export function sqliteSearchSource(db: Database): SearchSource {
+  const columns = hasSearchColumns(db);
+  const generic = new Set<string>(Object.values(GENERIC_BRAND_IDS));
+  return {
+    ridLimit: ((db.prepare('SELECT max(rid) FROM foods').pluck().get() as number | null) ?? 0) + 1,
+    *foods(): Iterable<SearchFoodRow> {
+      // Brand and category rids from their ids in memory: a lookup by uuid in SQLite took ~3 µs a food.
+      const rids = (table: string): Map<string, number> => new Map((db.prepare(`SELECT id, rid FROM ${table}`).raw().all() as [string, number][]));
+      const brandRid = rids('brands');
+      const categoryRid = rids('categories');
+      const texts = columns ? 'other_names_fold, description_fold, servings' : "body, '', 0";
+      // In rid order: the table read straight through (in name order, each row was a random page read).
+      const rows = db.prepare(`SELECT rid, name_key, classification_fold, ${texts}, region, brand_id, category_id
+        FROM foods ORDER BY rid`).raw().iterate() as IterableIterator<[number, string, string, string, string, number, string, string, string]>;
+      for (const [rid, name, classification, otherNames, description, servings, region, brandId, categoryId] of rows) {
+        const brand = brandRid.get(brandId) ?? 0;
+        const category = categoryRid.get(categoryId) ?? 0;
+        if (columns) {
+          yield { rid, name, classification, otherNames, description, servings, region, brand, category };
+        } else {
+          const body = JSON.parse(otherNames) as { otherNames?: string[]; description?: string; servings?: unknown[] };
+          const folded = searchTexts(body);
+          yield { rid, name, classification, otherNames: folded.otherNames, description: folded.description, servings: body.servings?.length ?? 0, region, brand, category };
+        }
+      }
+    },
+    // The name index alone (it holds the rid): no table page is read.
+    nameOrder: () => db.prepare('SELECT rid FROM foods ORDER BY name_key, id').pluck().iterate() as IterableIterator<number>,
+    brands: () => (db.prepare('SELECT rid, id, name_key FROM brands').raw().all() as [number, string, string][])
+      .map(([rid, id, name]) => ({ rid, name, generic: generic.has(id) })),
+    *tagFoods() {
+      const foodsOf = db.prepare<[string], number>('SELECT food_rid FROM food_tags WHERE tag_id = ?').pluck();
+      for (const [tag, id] of db.prepare('SELECT rid, id FROM tags ORDER BY id').raw().iterate() as IterableIterator<[number, string]>) {
+        yield { tag, foods: foodsOf.all(id) };
+      }
+    },
+  };
+}
+
+/** Rewrites the search data of the whole catalogue inside the caller's transaction. */
+export function rebuildSearchData(db: Database): { words: number } {
+  db.exec('DELETE FROM search_blobs');
+  const insert = db.prepare('INSERT INTO search_blobs (key, value) VALUES (?, ?)');
+  return buildSearchData(sqliteSearchSource(db), { put: (name, bytes) => insert.run(name, bytes) });
+}
+
+/** The search index of the database's current version: its stored blobs, or (a database older than them, open read-only) built in memory. */
+export function loadSearchIndex(db: Database): SearchIndex {
+  const stored = new SqliteSearchBlobs(db);
+  if (SearchIndex.current(stored)) return SearchIndex.load(stored)!;
+  const memory = new MemoryBlobs();
+  buildSearchData(sqliteSearchSource(db), memory);
+  return SearchIndex.load(memory)!;
+}
