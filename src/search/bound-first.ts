@@ -185,8 +185,15 @@ function staticBound(rid: number, ranks: FoodRanks, cover: number): number {
   return ranks.staticPart[rid]! - coverageBonus(cover, ranks.shape[rid]!);
 }
 
+/** Foods in order of their bound: the foods of bound `bounds[b]` are `rids[starts[b]] … rids[starts[b + 1]]`, in rid order. */
+export interface BoundOrder {
+  readonly rids: Uint32Array;
+  readonly starts: Uint32Array;
+  readonly bounds: Int32Array;
+}
+
 /** Bound orders per ranks and number of slots (1 to 4 apart, then one for all). */
-const orders = new WeakMap<FoodRanks, Map<number, Uint32Array>>();
+const orders = new WeakMap<FoodRanks, Map<number, BoundOrder>>();
 const ORDERED_UNITS = 4;
 const ALL_UNITS = 255;
 
@@ -196,10 +203,10 @@ const ALL_UNITS = 255;
  * slots, 4 bytes a food; queries of more than ORDERED_UNITS slots share the order of the
  * loosest bound.
  */
-export function boundOrder(ranks: FoodRanks, units: number): Uint32Array {
+export function boundOrder(ranks: FoodRanks, units: number): BoundOrder {
   const key = units <= ORDERED_UNITS ? units : ALL_UNITS;
   let byUnits = orders.get(ranks);
-  if (byUnits === undefined) orders.set(ranks, (byUnits = new Map<number, Uint32Array>()));
+  if (byUnits === undefined) orders.set(ranks, (byUnits = new Map<number, BoundOrder>()));
   let order = byUnits.get(key);
   if (order === undefined) {
     const cover = fullCover(key);
@@ -219,8 +226,19 @@ export function boundOrder(ranks: FoodRanks, units: number): Uint32Array {
     const start = new Uint32Array(foods === 0 ? 1 : max - min + 2);
     for (let rid = 0; rid < n; rid++) if (ranks.place[rid] !== NO_PLACE) start[bound[rid]! - min + 1]!++;
     for (let b = 1; b < start.length; b++) start[b]! += start[b - 1]!;
-    order = new Uint32Array(foods);
-    for (let rid = 0; rid < n; rid++) if (ranks.place[rid] !== NO_PLACE) order[start[bound[rid]! - min]!++] = rid;
+    // Each bound's first place, before the fill below moves them on.
+    const buckets: number[] = [];
+    const starts: number[] = [];
+    for (let b = 0; b + 1 < start.length; b++) {
+      if (start[b + 1]! > start[b]!) {
+        buckets.push(b + min);
+        starts.push(start[b]!);
+      }
+    }
+    starts.push(foods);
+    const rids = new Uint32Array(foods);
+    for (let rid = 0; rid < n; rid++) if (ranks.place[rid] !== NO_PLACE) rids[start[bound[rid]! - min]!++] = rid;
+    order = { rids, starts: Uint32Array.from(starts), bounds: Int32Array.from(buckets) };
     byUnits.set(key, order);
   }
   return order;
@@ -269,20 +287,35 @@ export function boundFirstPage(slots: readonly UnionSlot[], units: number, depth
   const order = boundOrder(ranks, units);
   // The most selective bitmap is tested first.
   test.sort((x, y) => density(x) - density(y));
-  const cover = fullCover(units <= ORDERED_UNITS ? units : ALL_UNITS);
   let best = 0;
   for (const s of prepared) best += s.bestPart;
+  // Foods are read bound by bound, in rid order within one; the page is checked for being
+  // final before each bound and whenever a food enters it (reading each food's bound again
+  // was a cache miss a food).
+  const { rids: ordered, starts, bounds } = order;
   let namedRead = 0;
-  outer: for (let k = 0; k < order.length; k++) {
-    const rid = order[k]!;
-    if (top.full && (top.worstTier === 1 || namedRead === named) && top.worstScore < best + staticBound(rid, ranks, cover)) break;
-    const w = rid >>> 5;
-    const bit = 1 << (rid & 31);
-    for (let s = 0; s < test.length; s++) if ((test[s]![w]! & bit) === 0) continue outer;
-    for (let s = 0; s < prepared.length; s++) entries[s] = entryOf(prepared[s]!, rid, false);
-    namedRead += scoreEntries(top, rid, entries, ranks);
+  scan: for (let b = 0; b < bounds.length; b++) {
+    const least = best + bounds[b]!;
+    if (isFinal(top, named, namedRead, least)) break;
+    outer: for (let k = starts[b]!; k < starts[b + 1]!; k++) {
+      const rid = ordered[k]!;
+      const w = rid >>> 5;
+      const bit = 1 << (rid & 31);
+      for (let s = 0; s < test.length; s++) if ((test[s]![w]! & bit) === 0) continue outer;
+      for (let s = 0; s < prepared.length; s++) entries[s] = entryOf(prepared[s]!, rid, false);
+      namedRead += scoreEntries(top, rid, entries, ranks);
+      if (isFinal(top, named, namedRead, least)) break scan;
+    }
   }
   return { rids: top.sorted(), total };
+}
+
+/**
+ * Whether no food not yet read can enter the page: it is full, every food left scores `least`
+ * or worse, and its worst food is of the name tier or the whole name tier has been read.
+ */
+function isFinal(top: TopFoods, named: number, namedRead: number, least: number): boolean {
+  return top.full && (top.worstTier === 1 || namedRead === named) && top.worstScore < least;
 }
 
 /** Set bits in a sample of a bitmap's words: which of several bitmaps to test first. */

@@ -8,9 +8,9 @@ import { nameOrderPage, type PrefixRun } from './name-order.js';
 import { planQuery, type Correction, type Plan } from './plan.js';
 import type { GroupPostings, SlotPostings } from './postings.js';
 import { POSTINGS_CACHE_BYTES, type SearchIndex } from './search-index.js';
-import { TOP_DEPTH } from './search-meta.js';
+import { TOP_DEPTH, wideSlotFoods } from './search-meta.js';
 import { bitmapOf } from './rid-bitmaps.js';
-import { ALL_FORMS, materialize, plainGroup, shifted, shiftedGroup, slotBound, type Choice, type Slot } from './slots.js';
+import { isCommonChoice, materialize, plainGroup, shifted, shiftedGroup, slotBound, type Choice, type Slot } from './slots.js';
 import type { Synonyms } from './synonyms.js';
 import { TopFoods, forEachMatch, groupedByBrand, ranksBefore, topMatches, type FoodTest } from './word-search.js';
 
@@ -59,13 +59,6 @@ function scoreAllMaxMatches(): number {
   return envInteger('FOODLOOKUP_SCORE_ALL_MAX', 0, 20_000);
 }
 
-/**
- * A slot whose groups hold more foods than this (default 50,000) is wide (`lists`).
- * FOODLOOKUP_WIDE_SLOT changes it (tests use small catalogues).
- */
-function wideSlot(): number {
-  return envInteger('FOODLOOKUP_WIDE_SLOT', 0, 50_000);
-}
 /** A wide slot is made for the foods the other slots have in common when they are at most this many (beyond, galloping within them cost more than merging the whole union: `cooked co*` 104 → 213 ms). */
 const WIDE_WITHIN_MAX = 100_000;
 
@@ -128,7 +121,7 @@ export class SearchEngine {
    */
   private lists(plan: Plan): SlotPostings[] | undefined {
     const groupFoods = this.index.vocabulary.groupFoods;
-    const wide = plan.slots.map((slot) => plan.slots.length > 1 && shiftedGroup(slot) === undefined && slotBound(slot, groupFoods) > wideSlot());
+    const wide = plan.slots.map((slot) => plan.slots.length > 1 && shiftedGroup(slot) === undefined && slotBound(slot, groupFoods) > wideSlotFoods());
     let within: Uint32Array | undefined;
     const lists: (SlotPostings | undefined)[] = plan.slots.map((slot, i) => (wide[i] ? undefined : this.slotList(slot)));
     if (lists.some((list) => list !== undefined && list.rids.length === 0)) return undefined;
@@ -227,7 +220,7 @@ export class SearchEngine {
     let units = 0;
     for (const slot of plan.slots) {
       units += Math.max(...slot.alternatives.map((a) => a.terms.length));
-      const wide = shiftedGroup(slot) === undefined && slotBound(slot, groupFoods) > wideSlot();
+      const wide = shiftedGroup(slot) === undefined && slotBound(slot, groupFoods) > wideSlotFoods();
       if (wide) {
         const choices = oneTermChoices(slot);
         if (choices === undefined) return undefined;
@@ -252,7 +245,10 @@ export class SearchEngine {
     return boundFirstPage(slots, units, depth, this.index, scoreAllMaxMatches());
   }
 
-  /** A wide slot's lists: its common choices' stored lists, each with its offset, and one list made of the others (cached). */
+  /**
+   * A wide slot's lists: its common choices' stored lists (those of a bitmap's density, every
+   * form: rareChoices in top-lists.ts), each with its offset, and one list of the others.
+   */
   private unionParts(slot: Slot, choices: readonly Choice[]): SlotPart[] {
     const ridLimit = this.index.place.length;
     const parts: SlotPart[] = [];
@@ -260,11 +256,13 @@ export class SearchEngine {
     for (const choice of choices) {
       const p = this.index.postings(choice.group);
       if (p === undefined) continue;
-      if (choice.forms === ALL_FORMS && bitmapOf(p, ridLimit) !== undefined) parts.push({ list: p, offset: choice.offset });
+      if (isCommonChoice(choice, p.rids.length, ridLimit)) parts.push({ list: p, offset: choice.offset });
       else rare.push(choice);
     }
     if (rare.length > 0) {
-      const rest = this.slotList({ key: `${slot.key}/rare`, alternatives: [{ terms: [{ choices: rare }], offset: 0, words: 1 }] });
+      // A prefix's rest is stored by the import (top-lists.ts); a correction's is made here, and kept.
+      const stored = slot.prefix === undefined ? undefined : this.index.prefixRest(slot.prefix);
+      const rest = stored ?? this.slotList({ key: `${slot.key}/rare`, alternatives: [{ terms: [{ choices: rare }], offset: 0, words: 1 }] });
       if (rest !== undefined && rest.rids.length > 0) parts.push({ list: rest, offset: 0 });
     }
     return parts;

@@ -57,12 +57,12 @@ export function planQuery(words: readonly QueryWord[], vocabulary: Vocabulary, s
   const slots: Slot[] = [];
   const corrections: Correction[] = [];
   let matchesNothing = unique.length === 0;
-  const push = (alternatives: Alternative[]): void => {
+  const push = (alternatives: Alternative[], prefix?: string): void => {
     if (alternatives.length === 0) {
       matchesNothing = true;
       return;
     }
-    slots.push({ key: slotKey(alternatives), alternatives });
+    slots.push({ key: slotKey(alternatives), alternatives, ...(prefix === undefined ? {} : { prefix }) });
   };
   /** A synonym's target phrase as an alternative standing for `count` query words; undefined when a word of it is not in the catalogue. */
   const synonymAlternative = (target: readonly string[], count: number): Alternative | undefined => {
@@ -78,7 +78,7 @@ export function planQuery(words: readonly QueryWord[], vocabulary: Vocabulary, s
   for (let i = 0; i < unique.length;) {
     const word = unique[i]!;
     if (word.prefix) {
-      push(prefixAlternatives(word.text, vocabulary, nameOnly));
+      push(prefixAlternatives(word.text, vocabulary, nameOnly), nameOnly ? undefined : word.text);
       i++;
       continue;
     }

@@ -1,5 +1,6 @@
 import { BASE_COVERS, BASE_PARTS, type GroupPostings, type SlotPostings } from './postings.js';
 import { envInteger } from '../config.js';
+import { BITMAP_DENSITY } from './rid-bitmaps.js';
 import { seek } from './word-search.js';
 
 /**
@@ -42,6 +43,16 @@ export interface Slot {
   /** Equal slots have equal keys (a repeated word counts once). */
   readonly key: string;
   readonly alternatives: readonly Alternative[];
+  /** A type-ahead word's prefix (all fields, not names only): the import may have stored the rest of its choices (top-lists.ts). */
+  readonly prefix?: string;
+}
+
+/**
+ * A choice of a wide slot whose stored list is read as it is, by bitmap: every form matches and
+ * its group has a bitmap's density (rid-bitmaps.ts). The others are unioned into one list.
+ */
+export function isCommonChoice(choice: Choice, foods: number, ridLimit: number): boolean {
+  return choice.forms === ALL_FORMS && foods * BITMAP_DENSITY >= ridLimit;
 }
 
 /** A slot that is one group of forms, as typed: its stored list is its postings. */
@@ -268,7 +279,7 @@ const unionTouched = new Uint32Array((1 << 15) >>> 5);
  * packed number, then the block's foods in rid order given their kinds. No list per choice is
  * made and merged (for `co*`'s ~150 words that was most of a search's time).
  */
-function choicesUnion(choices: readonly Choice[], postings: (group: number) => GroupPostings | undefined): SlotPostings {
+export function choicesUnion(choices: readonly Choice[], postings: (group: number) => GroupPostings | undefined): SlotPostings {
   const lists: GroupPostings[] = [];
   const tables: Float64Array[] = [];
   const masks: number[] = [];

@@ -285,11 +285,19 @@ describe('slots as unions of lists (bound-first.ts)', () => {
     const staticPart = Float64Array.from({ length: ridLimit }, () => -staticScore(Math.floor(random() * 12), Math.floor(random() * 128)));
     const ranks: FoodRanks = { place, shape, staticPart };
     for (const units of [1, 2, 3, 4, 7]) {
-      const order = boundOrder(ranks, units);
       const cover = (units <= 4 ? units : 255) * 0x01010101;
       const bound = (rid: number): number => staticPart[rid]! - coverageBonus(cover >>> 0, shape[rid]!);
-      assert.equal(order.length, place.filter((p) => p !== 0xffffffff).length, 'every food once, no rid without one');
-      for (let k = 1; k < order.length; k++) assert.ok(bound(order[k - 1]!) <= bound(order[k]!), `units ${units}, at ${k}`);
+      const { rids, starts, bounds } = boundOrder(ranks, units);
+      assert.deepEqual([...rids].sort((x, y) => x - y), Array.from(place.keys()).filter((rid) => place[rid] !== 0xffffffff), 'every food once, no rid without one');
+      assert.equal(starts[0], 0);
+      assert.equal(starts[bounds.length], rids.length);
+      for (let b = 0; b < bounds.length; b++) {
+        if (b > 0) assert.ok(bounds[b - 1]! < bounds[b]!, `units ${units}: bounds ascend`);
+        for (let k = starts[b]!; k < starts[b + 1]!; k++) {
+          assert.ok(bound(rids[k]!) === bounds[b], `units ${units}, at ${k}: the food's own bound`);
+          if (k > starts[b]!) assert.ok(rids[k - 1]! < rids[k]!, 'in rid order within a bound');
+        }
+      }
     }
   });
 });
