@@ -95,8 +95,8 @@ export class SearchEngine {
     boundOrder(index, 3);
   }
 
-  plan(words: readonly QueryWord[], nameOnly = false): Plan {
-    return planQuery(words, this.index.vocabulary, this.synonyms, { nameOnly });
+  plan(words: readonly QueryWord[], nameOnly = false, anyOrder = false): Plan {
+    return planQuery(words, this.index.vocabulary, this.synonyms, { nameOnly, anyOrder });
   }
 
   /**
@@ -173,6 +173,16 @@ export class SearchEngine {
     }
     const words = queryWords(match.query);
     const plan = this.plan(words);
+    const answer = this.answer(q, store, words, plan);
+    if (words.length < 2 || !isEmpty(answer)) return answer;
+    // Nothing matches the words as typed: their phrases in another order may be in the synonym
+    // list (`coffee black` is `black coffee`, the order a food diary's entries often take).
+    const again = this.plan(words, false, true);
+    const keys = (p: Plan): string => p.slots.map((s) => s.key).join('\n');
+    return again.matchesNothing || keys(again) === keys(plan) ? answer : this.answer(q, store, words, again);
+  }
+
+  private answer(q: FoodQuery, store: StoreLookups, words: readonly QueryWord[], plan: Plan): FoodsAnswer {
     const corrections = plan.corrections;
     if (plan.matchesNothing) return { rids: [], total: 0, corrections };
     const accept = this.test(q, store);
@@ -316,6 +326,10 @@ export class SearchEngine {
   test(filters: Parameters<typeof foodTest>[0], store: RecordRids): FoodTest {
     return foodTest(filters, this.index.facts, store);
   }
+}
+
+function isEmpty(answer: FoodsAnswer): boolean {
+  return 'ranked' in answer ? answer.ranked.length === 0 : answer.total === 0;
 }
 
 /** The choices of a slot that is one term of one word (a type-ahead prefix, a typo's corrections), with no offset of its own. */

@@ -30,6 +30,8 @@ export interface Plan {
 export interface PlanOptions {
   /** Names only (SOAP foodSearch): a word matches only where it is in some food's name, and corrects to such words. */
   readonly nameOnly?: boolean;
+  /** Phrases of the synonym list also match their words in another order (a query that matched nothing as typed). */
+  readonly anyOrder?: boolean;
 }
 
 function groupTerm(groups: readonly number[]): Term | undefined {
@@ -88,7 +90,9 @@ export function planQuery(words: readonly QueryWord[], vocabulary: Vocabulary, s
     for (let n = Math.min(synonyms.longest, unique.length - i); n >= 1; n--) {
       const phrase = unique.slice(i, i + n);
       if (phrase.some((w) => w.prefix)) continue;
-      const found = synonyms.of(phrase.map((w) => w.text));
+      const texts = phrase.map((w) => w.text);
+      let found = synonyms.of(texts);
+      if (found.length === 0 && n > 1 && options.anyOrder === true) found = synonyms.ofAnyOrder(texts);
       if (found.length > 0) {
         span = n;
         targets = found;
