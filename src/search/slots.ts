@@ -237,9 +237,9 @@ const UNION_BLOCK = 1 << 15;
  * `better`: coverage in the low 32 bits, the value above (within ±VALUE_SPAN), the name bit on
  * top; always positive, so 0 can mean "none".
  */
-const COVER_SPAN = 2 ** 32;
-const VALUE_SPAN = 2 ** 11;
-const NAMED = 2 ** 44;
+export const COVER_SPAN = 2 ** 32;
+export const VALUE_SPAN = 2 ** 11;
+export const NAMED = 2 ** 44;
 
 export function packEntry(named: number, value: number, cover: number): number {
   return named * NAMED + (value + VALUE_SPAN) * COVER_SPAN + cover;
