@@ -108,23 +108,20 @@ function scoreEntries(top: TopFoods, rid: number, entries: Float64Array, ranks: 
 }
 
 /**
- * The page when `driver` (a slot of one list) has few foods: each of them looked up in the other
- * slots and scored. Returns the first `depth` rids in full order and how many matched.
+ * The page when few foods can match: `candidates` (rids ascending; the foods some slots have in
+ * common, or one slot's), each looked up in every slot and scored. Returns the first `depth`
+ * rids in full order and how many matched.
  */
-export function drivenPage(slots: readonly UnionSlot[], driver: number, depth: number, ranks: FoodRanks): { rids: number[]; total: number } {
+export function drivenPage(slots: readonly UnionSlot[], candidates: Uint32Array, depth: number, ranks: FoodRanks): { rids: number[]; total: number } {
   const ridLimit = ranks.place.length;
   const prepared = slots.map((slot) => prepare(slot, ridLimit));
   const top = new TopFoods(depth, ranks.place);
   const entries = new Float64Array(slots.length);
-  const drive = prepared[driver]!;
-  const rids = drive.rids[0]!;
-  const codes = drive.codes[0]!;
-  const table = drive.packed[0]!;
   let total = 0;
-  outer: for (let d = 0; d < rids.length; d++) {
-    const rid = rids[d]!;
+  outer: for (let d = 0; d < candidates.length; d++) {
+    const rid = candidates[d]!;
     for (let s = 0; s < prepared.length; s++) {
-      const entry = s === driver ? table[codes[d]!]! : entryOf(prepared[s]!, rid, true);
+      const entry = entryOf(prepared[s]!, rid, true);
       if (entry === 0) continue outer;
       entries[s] = entry;
     }

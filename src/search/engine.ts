@@ -253,14 +253,15 @@ export class SearchEngine {
       slots.push([{ list, offset: 0 }]);
     }
     const few = Math.min(scoreAllMaxMatches(), BOUND_SCORE_ALL_MAX);
-    const sparse = slots.map((s, i) => i).filter((i) => slots[i]!.length === 1 && bitmapOf(slots[i]![0]!.list, ridLimit) === undefined);
-    if (sparse.length > 0) {
-      // A rare word drives while its foods are few to score (rankInMemory's lists when every
-      // slot is one); beyond, its bits join the others'.
-      const driver = sparse.reduce((best, i) => (slots[i]![0]!.list.rids.length < slots[best]![0]!.list.rids.length ? i : best));
-      if (slots[driver]![0]!.list.rids.length <= few) return unions === 0 ? undefined : drivenPage(slots, driver, depth, this.index);
+    const plain = slots.filter((s) => s.length === 1).map((s) => s[0]!.list);
+    const rarest = Math.min(...plain.filter((list) => bitmapOf(list, ridLimit) === undefined).map((list) => list.rids.length));
+    // Plain words of which one has few foods: rankInMemory drives from it.
+    if (unions === 0 && (slots.length < 2 || rarest <= few)) return undefined;
+    if (rarest < Infinity) {
+      // The plain words' foods in common, while few, are each looked up in every slot.
+      const common = matchingFoods(plain, ridLimit, few);
+      if (common.rids !== undefined) return drivenPage(slots, common.rids, depth, this.index);
     }
-    if (unions === 0 && slots.length < 2) return undefined;
     return boundFirstPage(slots, units, depth, this.index, few);
   }
 

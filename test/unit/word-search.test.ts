@@ -268,7 +268,7 @@ describe('slots as unions of lists (bound-first.ts)', () => {
       // A slot of one list drives.
       const single = slots.findIndex((s) => s.length === 1);
       if (single >= 0) {
-        assert.deepEqual(drivenPage(slots, single, depth, ranks), want, `case ${i}, driven by slot ${single}`);
+        assert.deepEqual(drivenPage(slots, slots[single]![0]!.list.rids, depth, ranks), want, `case ${i}, driven by slot ${single}`);
         paths.driven++;
       }
       compared += want.rids.length;
