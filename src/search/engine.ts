@@ -2,7 +2,7 @@ import { envInteger } from '../config.js';
 import { fold, queryWords, type QueryWord } from '../domain/text.js';
 import type { FoodQuery } from '../store/catalog-store.js';
 import { boundFirstPage, boundOrder, drivenPage, type SlotPart, type UnionSlot } from './bound-first.js';
-import { earlyTopMatches, matchingFoods, prepareForEarlyTop, scoreFoods } from './early-top.js';
+import { earlyTopMatches, matchingFoods, prepareBitmaps, scoreFoods } from './early-top.js';
 import { foodTest, type RecordRids } from './food-filters.js';
 import { nameOrderPage, type PrefixRun } from './name-order.js';
 import { planQuery, type Correction, type Plan } from './plan.js';
@@ -84,7 +84,7 @@ export class SearchEngine {
 
   /**
    * Loads what the first searches would otherwise wait for: the name places, and the postings
-   * of the commonest groups up to half the cache, with their bitmaps and part orders (nearly
+   * of the commonest groups up to half the cache, with their bitmaps (nearly
    * every multi-word search has a common word; at 1,000,000 foods 'and' alone is ~600,000
    * postings, ~40 ms to read and prepare).
    */
@@ -96,7 +96,7 @@ export class SearchEngine {
     for (const group of groups) {
       if (index.postingsHeld >= POSTINGS_CACHE_BYTES / 2) break;
       const postings = index.postings(group);
-      if (postings !== undefined) prepareForEarlyTop(postings, index.place.length);
+      if (postings !== undefined) prepareBitmaps(postings, index.place.length);
     }
     // The bound orders of one to three slots (bound-first.ts): ~20 ms each to make at
     // 1,000,000 foods, 4 MiB each to keep.

@@ -69,7 +69,7 @@ export const SLOT_CACHE_BYTES = 8 * 1024 * 1024;
 export class SearchIndex implements FoodRanks {
   readonly place: Uint32Array;
   readonly shape: Uint32Array;
-  readonly staticPart: Float64Array;
+  readonly staticPart: Int16Array;
   readonly facts: FoodFacts;
   private readonly postingsCache = new ListCache<GroupPostings>(POSTINGS_CACHE_BYTES);
   readonly slotCache = new ListCache<SlotPostings>(SLOT_CACHE_BYTES);

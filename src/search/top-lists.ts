@@ -46,8 +46,8 @@ function topBlob(matches: number, named: number, rids: readonly number[]): Uint8
 }
 
 /** Each food's static part (negated, as parts are), from its shape: the same at import and at load. */
-export function staticParts(servings: Uint8Array, marks: Uint8Array): Float64Array {
-  const out = new Float64Array(servings.length);
+export function staticParts(servings: Uint8Array, marks: Uint8Array): Int16Array {
+  const out = new Int16Array(servings.length);
   for (let rid = 0; rid < servings.length; rid++) out[rid] = -staticScore(servings[rid]!, marks[rid]!);
   return out;
 }

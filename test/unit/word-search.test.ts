@@ -35,7 +35,7 @@ function encodePostings(rows: readonly [number, number, number][], _expected = 0
 
 /** Ranks where only name order counts (no static part, no shape): scores are the parts' sums. */
 function plainRanks(place: Uint32Array): FoodRanks {
-  return { place, shape: new Uint32Array(place.length), staticPart: new Float64Array(place.length) };
+  return { place, shape: new Uint32Array(place.length), staticPart: new Int16Array(place.length) };
 }
 
 describe('matches over postings', () => {
@@ -138,7 +138,7 @@ describe('early termination and counting (early-top.ts)', () => {
     const ranks: FoodRanks = {
       place,
       shape: Uint32Array.from({ length: ridLimit }, () => packShape([1 + Math.floor(random() * 2), Math.floor(random() * 3), Math.floor(random() * 2)], 1 + Math.floor(random() * 4))),
-      staticPart: Float64Array.from({ length: ridLimit }, () => Math.floor(random() * 30)),
+      staticPart: Int16Array.from({ length: ridLimit }, () => Math.floor(random() * 30)),
     };
     // Few distinct parts, as real words have: many ties, broken by place.
     // Some words have parts of nearly one worth for every food ('and': not read in part order
@@ -248,7 +248,7 @@ describe('slots as unions of lists (bound-first.ts)', () => {
       // Real food ranks: static parts of servings and marks, shapes of up to 3 segments.
       const place = Uint32Array.from(Array.from({ length: ridLimit }, (_, r) => r).sort(() => random() - 0.5));
       const shape = Uint32Array.from({ length: ridLimit }, () => packShape([1 + Math.floor(random() * 3), Math.floor(random() * 3), Math.floor(random() * 2)], 1 + Math.floor(random() * 6)));
-      const staticPart = Float64Array.from({ length: ridLimit }, () => -staticScore(Math.floor(random() * 12), Math.floor(random() * 128)));
+      const staticPart = Int16Array.from({ length: ridLimit }, () => -staticScore(Math.floor(random() * 12), Math.floor(random() * 128)));
       const ranks: FoodRanks = { place, shape, staticPart };
       const slotCount = 1 + Math.floor(random() * 3);
       const slots: UnionSlot[] = Array.from({ length: slotCount }, () => {
@@ -282,7 +282,7 @@ describe('slots as unions of lists (bound-first.ts)', () => {
     const ridLimit = 5000;
     const place = Uint32Array.from({ length: ridLimit }, (_, r) => (r % 7 === 3 ? 0xffffffff : r));
     const shape = Uint32Array.from({ length: ridLimit }, () => packShape([1 + Math.floor(random() * 4), Math.floor(random() * 4), Math.floor(random() * 3)], 1 + Math.floor(random() * 9)));
-    const staticPart = Float64Array.from({ length: ridLimit }, () => -staticScore(Math.floor(random() * 12), Math.floor(random() * 128)));
+    const staticPart = Int16Array.from({ length: ridLimit }, () => -staticScore(Math.floor(random() * 12), Math.floor(random() * 128)));
     const ranks: FoodRanks = { place, shape, staticPart };
     for (const units of [1, 2, 3, 4, 7]) {
       const cover = (units <= 4 ? units : 255) * 0x01010101;
