@@ -69,11 +69,14 @@ function locator(p: SlotPostings, ridLimit: number): (rid: number) => number {
   };
 }
 
-/** Builds a list's bitmap and part order now (a server warming up) rather than at its first search. */
-export function prepareForEarlyTop(p: SlotPostings, ridLimit: number): void {
+/**
+ * Builds a list's bitmaps now (a server warming up) rather than at its first search. Not its
+ * part order: early termination now serves only plans with a wide slot of synonyms
+ * (engine.ts), and the orders of the commonest lists held ~13 MiB at 1,000,000 foods.
+ */
+export function prepareBitmaps(p: SlotPostings, ridLimit: number): void {
   bitmapOf(p, ridLimit);
   nameBitsOf(p, ridLimit);
-  byPartOf(p);
 }
 
 /** Where `matchingFoods` collects rids: reused, since a search runs to its end before the next. */
@@ -103,29 +106,7 @@ export function matchingFoods(lists: readonly SlotPostings[], ridLimit: number, 
     const words = bitmaps.map((b) => b.bits);
     // A list with a bitmap has name bits too: the same density rule.
     const names = lists.map((p) => nameBitsOf(p, ridLimit)!);
-    const namedOut = namedScratch;
-    let named = 0;
-    // The first three lists by name, each read once per word (a list ANDed twice changes
-    // nothing): the loop over lists is then only for a fourth word on.
-    const [a, b = a, c = a] = words as [Uint32Array, ...Uint32Array[]];
-    const [na, nb = na, nc = na] = names as [Uint32Array, ...Uint32Array[]];
-    for (let w = 0; w < a.length; w++) {
-      let x = a[w]! & b[w]! & c[w]!;
-      for (let i = 3; i < words.length && x !== 0; i++) x &= words[i]![w]!;
-      if (x === 0) continue;
-      const count = popcount32(x);
-      if (total + count <= cap) collect(x, w, out, total);
-      total += count;
-      // Past `namedCap`, the name tier is of no use: no more name bits are read.
-      if (named > namedCap) continue;
-      x &= na[w]! & nb[w]! & nc[w]!;
-      for (let i = 3; i < names.length && x !== 0; i++) x &= names[i]![w]!;
-      if (x === 0) continue;
-      const namedCount = popcount32(x);
-      if (named + namedCount <= namedCap) collect(x, w, namedOut, named);
-      named += namedCount;
-    }
-    return found(total, cap, named, namedCap);
+    return countBitmaps(words, names, cap, namedCap);
   }
   const names = lists.map((p) => nameBitsOf(p, ridLimit));
   const driver = shortestList(lists);
@@ -149,6 +130,43 @@ export function matchingFoods(lists: readonly SlotPostings[], ridLimit: number, 
     named++;
   });
   return found(total, cap, named, namedCap);
+}
+
+/**
+ * `matchingFoods` over bitmaps: the foods in every `words` bitmap, counted, and collected while
+ * at most `cap`; the name tier (in every `names` bitmap too) counted and collected while at
+ * most `namedCap`: past it, no more name bits are read, and `named` is only known to exceed it.
+ * The results are in the scratch buffers, valid until the next call.
+ */
+export function countBitmaps(words: readonly Uint32Array[], names: readonly Uint32Array[], cap: number, namedCap: number): {
+  total: number; rids: Uint32Array | undefined; named: Uint32Array | undefined; namedCount: number;
+} {
+  if (scratch.length <= cap) scratch = new Uint32Array(cap + 1);
+  if (namedScratch.length <= namedCap) namedScratch = new Uint32Array(namedCap + 1);
+  const out = scratch;
+  const namedOut = namedScratch;
+  let total = 0;
+  let named = 0;
+  // The first three lists by name, each read once per word (a list ANDed twice changes
+  // nothing): the loop over lists is then only for a fourth word on.
+  const [a, b = a, c = a] = words as [Uint32Array, ...Uint32Array[]];
+  const [na, nb = na, nc = na] = names as [Uint32Array, ...Uint32Array[]];
+  for (let w = 0; w < a.length; w++) {
+    let x = a[w]! & b[w]! & c[w]!;
+    for (let i = 3; i < words.length && x !== 0; i++) x &= words[i]![w]!;
+    if (x === 0) continue;
+    const count = popcount32(x);
+    if (total + count <= cap) collect(x, w, out, total);
+    total += count;
+    if (named > namedCap) continue;
+    x &= na[w]! & nb[w]! & nc[w]!;
+    for (let i = 3; i < names.length && x !== 0; i++) x &= names[i]![w]!;
+    if (x === 0) continue;
+    const namedCount = popcount32(x);
+    if (named + namedCount <= namedCap) collect(x, w, namedOut, named);
+    named += namedCount;
+  }
+  return { ...found(total, cap, named, namedCap), namedCount: named };
 }
 
 /**

@@ -1,14 +1,16 @@
 import { envInteger } from '../config.js';
 import { fold, queryWords, type QueryWord } from '../domain/text.js';
 import type { FoodQuery } from '../store/catalog-store.js';
-import { earlyTopMatches, matchingFoods, prepareForEarlyTop, scoreFoods } from './early-top.js';
+import { boundFirstPage, boundOrder, drivenPage, type SlotPart, type UnionSlot } from './bound-first.js';
+import { earlyTopMatches, matchingFoods, prepareBitmaps, scoreFoods } from './early-top.js';
 import { foodTest, type RecordRids } from './food-filters.js';
 import { nameOrderPage, type PrefixRun } from './name-order.js';
 import { planQuery, type Correction, type Plan } from './plan.js';
 import type { GroupPostings, SlotPostings } from './postings.js';
 import { POSTINGS_CACHE_BYTES, type SearchIndex } from './search-index.js';
-import { TOP_DEPTH } from './search-meta.js';
-import { materialize, plainGroup, shifted, shiftedGroup, slotBound, type Slot } from './slots.js';
+import { TOP_DEPTH, wideSlotFoods } from './search-meta.js';
+import { bitmapOf } from './rid-bitmaps.js';
+import { isCommonChoice, materialize, plainGroup, shifted, shiftedGroup, slotBound, type Choice, type Slot } from './slots.js';
 import type { Synonyms } from './synonyms.js';
 import { TopFoods, forEachMatch, groupedByBrand, ranksBefore, topMatches, type FoodTest } from './word-search.js';
 
@@ -58,12 +60,13 @@ function scoreAllMaxMatches(): number {
 }
 
 /**
- * A slot whose groups hold more foods than this (default 50,000) is wide (`lists`).
- * FOODLOOKUP_WIDE_SLOT changes it (tests use small catalogues).
+ * Up to this many foods in common (or with a rare word's foods as many), bound-first.ts scores
+ * them all; beyond, it reads them best bound first. In process at 1,000,000 foods (each query
+ * answered 3 times, the least kept), 2,000 rather than 20,000 halved the mean of scenarios 2
+ * and 12 and their p99 (13 -> 1.8 ms, 13 -> 4.1 ms).
  */
-function wideSlot(): number {
-  return envInteger('FOODLOOKUP_WIDE_SLOT', 0, 50_000);
-}
+const BOUND_SCORE_ALL_MAX = 2000;
+
 /** A wide slot is made for the foods the other slots have in common when they are at most this many (beyond, galloping within them cost more than merging the whole union: `cooked co*` 104 → 213 ms). */
 const WIDE_WITHIN_MAX = 100_000;
 
@@ -81,7 +84,7 @@ export class SearchEngine {
 
   /**
    * Loads what the first searches would otherwise wait for: the name places, and the postings
-   * of the commonest groups up to half the cache, with their bitmaps and part orders (nearly
+   * of the commonest groups up to half the cache, with their bitmaps (nearly
    * every multi-word search has a common word; at 1,000,000 foods 'and' alone is ~600,000
    * postings, ~40 ms to read and prepare).
    */
@@ -93,12 +96,15 @@ export class SearchEngine {
     for (const group of groups) {
       if (index.postingsHeld >= POSTINGS_CACHE_BYTES / 2) break;
       const postings = index.postings(group);
-      if (postings !== undefined) prepareForEarlyTop(postings, index.place.length);
+      if (postings !== undefined) prepareBitmaps(postings, index.place.length);
     }
+    // The bound orders of one to three slots (bound-first.ts): ~20 ms each to make at
+    // 1,000,000 foods, 4 MiB each to keep.
+    for (let units = 1; units <= 3; units++) boundOrder(index, units);
   }
 
-  plan(words: readonly QueryWord[], nameOnly = false): Plan {
-    return planQuery(words, this.index.vocabulary, this.synonyms, { nameOnly });
+  plan(words: readonly QueryWord[], nameOnly = false, anyOrder = false): Plan {
+    return planQuery(words, this.index.vocabulary, this.synonyms, { nameOnly, anyOrder });
   }
 
   /**
@@ -123,7 +129,7 @@ export class SearchEngine {
    */
   private lists(plan: Plan): SlotPostings[] | undefined {
     const groupFoods = this.index.vocabulary.groupFoods;
-    const wide = plan.slots.map((slot) => plan.slots.length > 1 && shiftedGroup(slot) === undefined && slotBound(slot, groupFoods) > wideSlot());
+    const wide = plan.slots.map((slot) => plan.slots.length > 1 && shiftedGroup(slot) === undefined && slotBound(slot, groupFoods) > wideSlotFoods());
     let within: Uint32Array | undefined;
     const lists: (SlotPostings | undefined)[] = plan.slots.map((slot, i) => (wide[i] ? undefined : this.slotList(slot)));
     if (lists.some((list) => list !== undefined && list.rids.length === 0)) return undefined;
@@ -175,6 +181,16 @@ export class SearchEngine {
     }
     const words = queryWords(match.query);
     const plan = this.plan(words);
+    const answer = this.answer(q, store, words, plan);
+    if (words.length < 2 || !isEmpty(answer)) return answer;
+    // Nothing matches the words as typed: their phrases in another order may be in the synonym
+    // list (`coffee black` is `black coffee`, the order a food diary's entries often take).
+    const again = this.plan(words, false, true);
+    const keys = (p: Plan): string => p.slots.map((s) => s.key).join('\n');
+    return again.matchesNothing || keys(again) === keys(plan) ? answer : this.answer(q, store, words, again);
+  }
+
+  private answer(q: FoodQuery, store: StoreLookups, words: readonly QueryWord[], plan: Plan): FoodsAnswer {
     const corrections = plan.corrections;
     if (plan.matchesNothing) return { rids: [], total: 0, corrections };
     const accept = this.test(q, store);
@@ -198,10 +214,78 @@ export class SearchEngine {
     }
     const top = accept === undefined ? this.stored(plan, words) : undefined;
     if (top !== undefined) return { rids: Array.from(top.rids.subarray(q.offset, depth)), total: top.matches, corrections };
+    const page = accept === undefined ? this.unionPage(plan, depth) : undefined;
+    if (page !== undefined) return { rids: page.rids.slice(q.offset), total: page.total, corrections };
     const lists = this.lists(plan);
     if (lists === undefined) return { rids: [], total: 0, corrections };
     const { rids, total } = this.rankInMemory(lists, accept, depth);
     return { rids: rids.slice(q.offset), total, corrections };
+  }
+
+  /**
+   * An unfiltered page from the slots as unions of lists (bound-first.ts), when every slot is a
+   * word's stored list, a narrow slot's made list, or a wide slot of one term of choices (a
+   * type-ahead prefix of many completions, a typo's corrections): its common choices' stored
+   * lists as they are and one list made of the rest, so the union of hundreds of lists is never
+   * made. Undefined for the other plans (a wide slot of synonyms; several plain words of
+   * which one has few foods, which `rankInMemory` drives from that word).
+   */
+  private unionPage(plan: Plan, depth: number): { rids: number[]; total: number } | undefined {
+    const groupFoods = this.index.vocabulary.groupFoods;
+    const ridLimit = this.index.place.length;
+    const slots: UnionSlot[] = [];
+    let unions = 0;
+    let units = 0;
+    for (const slot of plan.slots) {
+      units += Math.max(...slot.alternatives.map((a) => a.terms.length));
+      const wide = shiftedGroup(slot) === undefined && slotBound(slot, groupFoods) > wideSlotFoods();
+      if (wide) {
+        const choices = oneTermChoices(slot);
+        if (choices === undefined) return undefined;
+        const parts = this.unionParts(slot, choices);
+        if (parts.length === 0) return { rids: [], total: 0 };
+        slots.push(parts);
+        unions++;
+        continue;
+      }
+      const list = this.slotList(slot);
+      if (list === undefined || list.rids.length === 0) return { rids: [], total: 0 };
+      slots.push([{ list, offset: 0 }]);
+    }
+    const few = Math.min(scoreAllMaxMatches(), BOUND_SCORE_ALL_MAX);
+    const plain = slots.filter((s) => s.length === 1).map((s) => s[0]!.list);
+    const rarest = Math.min(...plain.filter((list) => bitmapOf(list, ridLimit) === undefined).map((list) => list.rids.length));
+    // Plain words of which one has few foods: rankInMemory drives from it.
+    if (unions === 0 && (slots.length < 2 || rarest <= few)) return undefined;
+    if (rarest < Infinity) {
+      // The plain words' foods in common, while few, are each looked up in every slot.
+      const common = matchingFoods(plain, ridLimit, few);
+      if (common.rids !== undefined) return drivenPage(slots, common.rids, depth, this.index);
+    }
+    return boundFirstPage(slots, units, depth, this.index, few);
+  }
+
+  /**
+   * A wide slot's lists: its common choices' stored lists (those of a bitmap's density, every
+   * form: rareChoices in top-lists.ts), each with its offset, and one list of the others.
+   */
+  private unionParts(slot: Slot, choices: readonly Choice[]): SlotPart[] {
+    const ridLimit = this.index.place.length;
+    const parts: SlotPart[] = [];
+    const rare: Choice[] = [];
+    for (const choice of choices) {
+      const p = this.index.postings(choice.group);
+      if (p === undefined) continue;
+      if (isCommonChoice(choice, p.rids.length, ridLimit)) parts.push({ list: p, offset: choice.offset });
+      else rare.push(choice);
+    }
+    if (rare.length > 0) {
+      // A prefix's rest is stored by the import (top-lists.ts); a correction's is made here, and kept.
+      const stored = slot.prefix === undefined ? undefined : this.index.prefixRest(slot.prefix);
+      const rest = stored ?? this.slotList({ key: `${slot.key}/rare`, alternatives: [{ terms: [{ choices: rare }], offset: 0, words: 1 }] });
+      if (rest !== undefined && rest.rids.length > 0) parts.push({ list: rest, offset: 0 });
+    }
+    return parts;
   }
 
   /**
@@ -252,6 +336,18 @@ export class SearchEngine {
   test(filters: Parameters<typeof foodTest>[0], store: RecordRids): FoodTest {
     return foodTest(filters, this.index.facts, store);
   }
+}
+
+function isEmpty(answer: FoodsAnswer): boolean {
+  return 'ranked' in answer ? answer.ranked.length === 0 : answer.total === 0;
+}
+
+/** The choices of a slot that is one term of one word (a type-ahead prefix, a typo's corrections), with no offset of its own. */
+function oneTermChoices(slot: Slot): readonly Choice[] | undefined {
+  if (slot.alternatives.length !== 1) return undefined;
+  const alternative = slot.alternatives[0]!;
+  if (alternative.terms.length !== 1 || alternative.offset !== 0 || alternative.words !== 1) return undefined;
+  return alternative.terms[0]!.choices;
 }
 
 /** The folded key a prefix query matches names by (contract C3 `prefix`). */

@@ -30,6 +30,8 @@ export interface Plan {
 export interface PlanOptions {
   /** Names only (SOAP foodSearch): a word matches only where it is in some food's name, and corrects to such words. */
   readonly nameOnly?: boolean;
+  /** Phrases of the synonym list also match their words in another order (a query that matched nothing as typed). */
+  readonly anyOrder?: boolean;
 }
 
 function groupTerm(groups: readonly number[]): Term | undefined {
@@ -57,12 +59,12 @@ export function planQuery(words: readonly QueryWord[], vocabulary: Vocabulary, s
   const slots: Slot[] = [];
   const corrections: Correction[] = [];
   let matchesNothing = unique.length === 0;
-  const push = (alternatives: Alternative[]): void => {
+  const push = (alternatives: Alternative[], prefix?: string): void => {
     if (alternatives.length === 0) {
       matchesNothing = true;
       return;
     }
-    slots.push({ key: slotKey(alternatives), alternatives });
+    slots.push({ key: slotKey(alternatives), alternatives, ...(prefix === undefined ? {} : { prefix }) });
   };
   /** A synonym's target phrase as an alternative standing for `count` query words; undefined when a word of it is not in the catalogue. */
   const synonymAlternative = (target: readonly string[], count: number): Alternative | undefined => {
@@ -78,7 +80,7 @@ export function planQuery(words: readonly QueryWord[], vocabulary: Vocabulary, s
   for (let i = 0; i < unique.length;) {
     const word = unique[i]!;
     if (word.prefix) {
-      push(prefixAlternatives(word.text, vocabulary, nameOnly));
+      push(prefixAlternatives(word.text, vocabulary, nameOnly), nameOnly ? undefined : word.text);
       i++;
       continue;
     }
@@ -88,7 +90,9 @@ export function planQuery(words: readonly QueryWord[], vocabulary: Vocabulary, s
     for (let n = Math.min(synonyms.longest, unique.length - i); n >= 1; n--) {
       const phrase = unique.slice(i, i + n);
       if (phrase.some((w) => w.prefix)) continue;
-      const found = synonyms.of(phrase.map((w) => w.text));
+      const texts = phrase.map((w) => w.text);
+      let found = synonyms.of(texts);
+      if (found.length === 0 && n > 1 && options.anyOrder === true) found = synonyms.ofAnyOrder(texts);
       if (found.length > 0) {
         span = n;
         targets = found;

@@ -53,6 +53,25 @@ export function decodeGroupPostings(bytes: Uint8Array): GroupPostings {
   return { rids, codes, parts: BASE_PARTS, covers: BASE_COVERS, forms };
 }
 
+/**
+ * A list made at import (a prefix's rest, top-lists.ts): [count, kinds] (u32 each), rids (u32),
+ * parts (i32: whole numbers), covers (u32), codes (u16).
+ */
+export function encodeSlotPostings(p: SlotPostings): Uint8Array {
+  const header = Uint32Array.from([p.rids.length, p.parts.length]);
+  return concat([bytesOf(header), bytesOf(p.rids), bytesOf(Int32Array.from(p.parts)), bytesOf(p.covers), bytesOf(Uint16Array.from(p.codes))]);
+}
+
+export function decodeSlotPostings(bytes: Uint8Array): SlotPostings {
+  const [count, kinds] = readUint32(bytes.subarray(0, 8));
+  let at = 8;
+  const rids = readUint32(bytes.subarray(at, (at += 4 * count!)));
+  const parts = Float64Array.from(readUint32(bytes.subarray(at, (at += 4 * kinds!))), (x) => x | 0);
+  const covers = readUint32(bytes.subarray(at, (at += 4 * kinds!)));
+  const codes = readIds(bytes.subarray(at, at + 2 * count!), count!);
+  return { rids, codes, parts, covers };
+}
+
 export function postingsBytes(p: SlotPostings): number {
   return p.rids.byteLength + p.codes.byteLength + ('forms' in p && p.forms !== undefined ? (p.forms as Ids).byteLength : 0);
 }

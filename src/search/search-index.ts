@@ -1,10 +1,10 @@
 import { readIds, readJson, readUint32, type Ids, type SearchBlobs } from './blobs.js';
 import { NO_PLACE } from './build.js';
 import type { NamePlaces } from './name-order.js';
-import { decodeGroupPostings, postingsBytes, type GroupPostings, type SlotPostings } from './postings.js';
+import { decodeGroupPostings, decodeSlotPostings, postingsBytes, type GroupPostings, type SlotPostings } from './postings.js';
 import { RANKING_VERSION } from './ranking.js';
 import { SEARCH_DATA_FORMAT, type SearchMeta } from './search-meta.js';
-import { readTopList, staticParts, topKey, type TopList } from './top-lists.js';
+import { MAX_TOP_PREFIX, prefixRestKey, readTopList, staticParts, topKey, type TopList } from './top-lists.js';
 import { Vocabulary } from './vocabulary.js';
 import type { FoodRanks } from './word-search.js';
 
@@ -69,7 +69,7 @@ export const SLOT_CACHE_BYTES = 8 * 1024 * 1024;
 export class SearchIndex implements FoodRanks {
   readonly place: Uint32Array;
   readonly shape: Uint32Array;
-  readonly staticPart: Float64Array;
+  readonly staticPart: Int16Array;
   readonly facts: FoodFacts;
   private readonly postingsCache = new ListCache<GroupPostings>(POSTINGS_CACHE_BYTES);
   readonly slotCache = new ListCache<SlotPostings>(SLOT_CACHE_BYTES);
@@ -127,6 +127,15 @@ export class SearchIndex implements FoodRanks {
   top(kind: 'group' | 'prefix', what: number | string): TopList | undefined {
     const bytes = this.blobs.get(topKey(kind, what));
     return bytes === undefined ? undefined : readTopList(bytes);
+  }
+
+  /** A wide type-ahead prefix's rare choices as one list, when the import stored it (top-lists.ts); kept with the lists made at query time. */
+  prefixRest(prefix: string): SlotPostings | undefined {
+    if (prefix.length > MAX_TOP_PREFIX) return undefined;
+    return this.slotCache.get(`stored ${prefix}`, () => {
+      const bytes = this.blobs.get(prefixRestKey(prefix));
+      return bytes === undefined ? undefined : decodeSlotPostings(bytes);
+    });
   }
 
   /** Foods in name order (built on first use). */

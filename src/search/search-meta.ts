@@ -4,7 +4,7 @@ import { envInteger } from '../config.js';
  * Increments whenever the blobs' layout or meaning changes: a store whose data has another
  * format builds it again (README.md, "Versions").
  */
-export const SEARCH_DATA_FORMAT = 1;
+export const SEARCH_DATA_FORMAT = 2;
 
 /** The first pages stored for common words and prefixes reach this deep (top-lists.ts). */
 export const TOP_DEPTH = 1000;
@@ -16,6 +16,16 @@ export const TOP_DEPTH = 1000;
  */
 export function topMinFoods(): number {
   return envInteger('FOODLOOKUP_RANKED_TOP_MIN', 1, 2000);
+}
+
+/**
+ * A slot whose choices hold more foods than this (default 50,000) is wide: a type-ahead prefix's
+ * is stored as its common words' lists and one list of the rest (top-lists.ts `union/p…`),
+ * and is never made whole at query time. FOODLOOKUP_WIDE_SLOT changes it (tests use small
+ * catalogues).
+ */
+export function wideSlotFoods(): number {
+  return envInteger('FOODLOOKUP_WIDE_SLOT', 0, 50_000);
 }
 
 /** The `meta` blob: written last, so a store that has it has the rest. */

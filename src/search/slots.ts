@@ -1,5 +1,6 @@
 import { BASE_COVERS, BASE_PARTS, type GroupPostings, type SlotPostings } from './postings.js';
 import { envInteger } from '../config.js';
+import { BITMAP_DENSITY } from './rid-bitmaps.js';
 import { seek } from './word-search.js';
 
 /**
@@ -42,6 +43,16 @@ export interface Slot {
   /** Equal slots have equal keys (a repeated word counts once). */
   readonly key: string;
   readonly alternatives: readonly Alternative[];
+  /** A type-ahead word's prefix (all fields, not names only): the import may have stored the rest of its choices (top-lists.ts). */
+  readonly prefix?: string;
+}
+
+/**
+ * A choice of a wide slot whose stored list is read as it is, by bitmap: every form matches and
+ * its group has a bitmap's density (rid-bitmaps.ts). The others are unioned into one list.
+ */
+export function isCommonChoice(choice: Choice, foods: number, ridLimit: number): boolean {
+  return choice.forms === ALL_FORMS && foods * BITMAP_DENSITY >= ridLimit;
 }
 
 /** A slot that is one group of forms, as typed: its stored list is its postings. */
@@ -226,9 +237,9 @@ const UNION_BLOCK = 1 << 15;
  * `better`: coverage in the low 32 bits, the value above (within ±VALUE_SPAN), the name bit on
  * top; always positive, so 0 can mean "none".
  */
-const COVER_SPAN = 2 ** 32;
-const VALUE_SPAN = 2 ** 11;
-const NAMED = 2 ** 44;
+export const COVER_SPAN = 2 ** 32;
+export const VALUE_SPAN = 2 ** 11;
+export const NAMED = 2 ** 44;
 
 export function packEntry(named: number, value: number, cover: number): number {
   return named * NAMED + (value + VALUE_SPAN) * COVER_SPAN + cover;
@@ -239,6 +250,112 @@ export function unpackEntry(key: number): { named: number; value: number; cover:
   const named = key >= NAMED ? 1 : 0;
   const rest = key - named * NAMED;
   return { named, value: Math.floor(rest / COVER_SPAN) - VALUE_SPAN, cover: rest % COVER_SPAN };
+}
+
+/** Per (parts table, offset): each code's entry packed (`packEntry`), so a food's best entry among lists is a max. */
+const packedTables = new WeakMap<Float64Array, Map<number, Float64Array>>();
+
+/** The packed entry of each code of `list`, its values moved by `offset`. */
+export function packedCodes(list: SlotPostings, offset: number): Float64Array {
+  let byOffset = packedTables.get(list.parts);
+  if (byOffset === undefined) packedTables.set(list.parts, (byOffset = new Map<number, Float64Array>()));
+  let table = byOffset.get(offset);
+  if (table === undefined) {
+    table = new Float64Array(list.parts.length * 2);
+    for (let code = 0; code < table.length; code++) table[code] = packEntry(code & 1, -list.parts[code >>> 1]! + offset, list.covers[code >>> 1]!);
+    byOffset.set(offset, table);
+  }
+  return table;
+}
+
+/** Reused by `choicesUnion` (a search runs to its end before the next). */
+const unionBest = new Float64Array(1 << 15);
+const unionTouched = new Uint32Array((1 << 15) >>> 5);
+
+/**
+ * The list of a slot that is one term of choices (a type-ahead prefix's completions, a typo's
+ * corrections, a wide slot's rare choices), as `materialize` makes it, in one pass: the
+ * choices' stored lists read a block of rids at a time, each food's best entry kept as one
+ * packed number, then the block's foods in rid order given their kinds. No list per choice is
+ * made and merged (for `co*`'s ~150 words that was most of a search's time).
+ */
+export function choicesUnion(choices: readonly Choice[], postings: (group: number) => GroupPostings | undefined): SlotPostings {
+  const lists: GroupPostings[] = [];
+  const tables: Float64Array[] = [];
+  const masks: number[] = [];
+  let size = 0;
+  let limit = 0;
+  for (const choice of choices) {
+    const p = postings(choice.group);
+    if (p === undefined || p.rids.length === 0) continue;
+    lists.push(p);
+    tables.push(packedCodes(p, choice.offset));
+    masks.push(p.forms === undefined ? ALL_FORMS : choice.forms);
+    size += p.rids.length;
+    limit = Math.max(limit, p.rids[p.rids.length - 1]! + 1);
+  }
+  const rids = new Uint32Array(size);
+  const codes = new Uint32Array(size);
+  const firstOfValue = new Int32Array(2 * VALUE_SPAN).fill(-1);
+  const nextOfValue: number[] = [];
+  const parts: number[] = [];
+  const covers: number[] = [];
+  const at = new Uint32Array(lists.length);
+  const best = unionBest;
+  const touched = unionTouched;
+  let n = 0;
+  for (let base = 0; base < limit; base += UNION_BLOCK) {
+    const end = base + UNION_BLOCK;
+    for (let l = 0; l < lists.length; l++) {
+      const { rids: from, codes: fromCodes, forms } = lists[l]!;
+      const table = tables[l]!;
+      const mask = masks[l]!;
+      let i = at[l]!;
+      for (; i < from.length && from[i]! < end; i++) {
+        if (mask !== ALL_FORMS && (forms![i]! & mask) === 0) continue;
+        const key = table[fromCodes[i]!]!;
+        const slot = from[i]! - base;
+        const had = best[slot]!;
+        if (had === 0) touched[slot >>> 5]! |= 1 << (slot & 31);
+        if (key > had) best[slot] = key;
+      }
+      at[l] = i;
+    }
+    // The block's foods in rid order: its touched bits read a word at a time (sorting them cost more than the rest).
+    for (let w = 0; w < touched.length; w++) {
+      for (let x = touched[w]!; x !== 0; x &= x - 1) {
+      const slot = (w << 5) | (31 - Math.clz32(x & -x));
+      const key = best[slot]!;
+      best[slot] = 0;
+      const named = key >= NAMED ? 1 : 0;
+      // The entry without its name bit: (value, coverage), a kind; kinds found by value, then
+      // coverage among the few of that value (a Map of such large numbers cost ~100 ns a food).
+      const rest = key - named * NAMED;
+      const valueAt = Math.floor(rest / COVER_SPAN);
+      const cover = rest % COVER_SPAN;
+      let kind = firstOfValue[valueAt]!;
+      while (kind >= 0 && covers[kind] !== cover) kind = nextOfValue[kind]!;
+      if (kind < 0) {
+        kind = parts.length;
+        parts.push(-(valueAt - VALUE_SPAN));
+        covers.push(cover);
+        nextOfValue.push(firstOfValue[valueAt]!);
+        firstOfValue[valueAt] = kind;
+      }
+      rids[n] = base + slot;
+      codes[n] = kind * 2 + named;
+      n++;
+      }
+      touched[w] = 0;
+    }
+  }
+  return slotList(rids.slice(0, n), codes.subarray(0, n), parts, covers);
+}
+
+/** A made list with the narrowest codes its kinds allow. */
+function slotList(rids: Uint32Array, codes: Uint32Array, parts: readonly number[], covers: readonly number[]): SlotPostings {
+  const narrow = parts.length * 2 <= 0xff ? Uint8Array.from(codes) : parts.length * 2 <= 0xffff ? Uint16Array.from(codes) : codes.slice();
+  return { rids, codes: narrow, parts: Float64Array.from(parts), covers: Uint32Array.from(covers) };
 }
 
 /**
@@ -352,6 +469,8 @@ function alternativeMatches(alternative: Alternative, postings: (group: number) 
  * foods beside a narrower one: `cheddar ch*`).
  */
 export function materialize(slot: Slot, postings: (group: number) => GroupPostings | undefined, within?: Uint32Array): SlotPostings {
+  const one = slot.alternatives.length === 1 ? slot.alternatives[0]! : undefined;
+  if (within === undefined && one !== undefined && one.terms.length === 1 && one.offset === 0 && one.words === 1) return choicesUnion(one.terms[0]!.choices, postings);
   const m = union(slot.alternatives.map((a) => alternativeMatches(a, postings, within)));
   // (value, coverage) as one exact number: values are small whole numbers, coverage 32 bits.
   const kindOf = new Map<number, number>();
@@ -369,8 +488,7 @@ export function materialize(slot: Slot, postings: (group: number) => GroupPostin
     }
     codes[i] = kind * 2 + m.named[i]!;
   }
-  const narrow = parts.length * 2 <= 0xff ? Uint8Array.from(codes) : parts.length * 2 <= 0xffff ? Uint16Array.from(codes) : codes;
-  return { rids: m.rids.slice(0, m.length), codes: narrow, parts: Float64Array.from(parts), covers: Uint32Array.from(covers) };
+  return slotList(m.rids.slice(0, m.length), codes, parts, covers);
 }
 
 /** A plain slot's stored list as slot postings (the same object: its derived bitmaps are kept with it). */

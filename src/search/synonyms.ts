@@ -29,9 +29,15 @@ export function phraseKey(words: readonly string[]): string {
   return words.map((w) => singular(w)).join(' ');
 }
 
+function unorderedKey(words: readonly string[]): string {
+  return words.map((w) => singular(w)).sort().join(' ');
+}
+
 export class Synonyms {
   /** Phrase key → the phrases it also matches, each as its words. */
   private readonly targets = new Map<string, string[][]>();
+  /** Phrases of several words by their words in sorted order → the phrases they also match. */
+  private readonly unordered = new Map<string, string[][]>();
   /** The longest left-hand phrase, in words. */
   longest = 0;
 
@@ -92,6 +98,17 @@ export class Synonyms {
       if (targetKey !== key && !list.some((t) => phraseKey(t) === targetKey)) list.push([...target]);
     }
     this.longest = Math.max(this.longest, from.length);
+    if (from.length > 1) {
+      const sorted = unorderedKey(from);
+      const known = this.unordered.get(sorted) ?? [];
+      for (const target of list) if (!known.includes(target)) known.push(target);
+      this.unordered.set(sorted, known);
+    }
+  }
+
+  /** The phrases a phrase of the list with these words in any order also matches (`coffee black` for `black coffee`). */
+  ofAnyOrder(words: readonly string[]): readonly string[][] {
+    return this.unordered.get(unorderedKey(words)) ?? [];
   }
 
   /** The phrases `words` (one or more query words) also matches; empty when none. */

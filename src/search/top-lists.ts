@@ -1,9 +1,9 @@
 import { bytesOf, concat, readUint32, type SearchBlobWriter } from './blobs.js';
 import { prefixAlternatives } from './plan.js';
-import { BASE_COVERS, BASE_PARTS } from './postings.js';
+import { BASE_COVERS, BASE_PARTS, encodeSlotPostings, type GroupPostings } from './postings.js';
 import { KINDS, MAX_COVERAGE_BONUS, staticScore } from './ranking.js';
-import { ALL_FORMS, packEntry, unpackEntry } from './slots.js';
-import type { SearchMeta } from './search-meta.js';
+import { ALL_FORMS, choicesUnion, isCommonChoice, packEntry, unpackEntry } from './slots.js';
+import { wideSlotFoods, type SearchMeta } from './search-meta.js';
 import { Vocabulary } from './vocabulary.js';
 import { TopFoods, finalScore, type FoodRanks } from './word-search.js';
 
@@ -31,6 +31,11 @@ export function topKey(kind: 'group' | 'prefix', what: number | string): string 
   return kind === 'group' ? `top/g${what}` : `top/p${what}`;
 }
 
+/** The blob of a wide prefix's rare choices as one list (engine.ts unionParts). */
+export function prefixRestKey(prefix: string): string {
+  return `union/p${prefix}`;
+}
+
 export function readTopList(bytes: Uint8Array): TopList {
   const all = readUint32(bytes);
   return { matches: all[0]!, named: all[1]!, rids: all.subarray(2) };
@@ -41,8 +46,8 @@ function topBlob(matches: number, named: number, rids: readonly number[]): Uint8
 }
 
 /** Each food's static part (negated, as parts are), from its shape: the same at import and at load. */
-export function staticParts(servings: Uint8Array, marks: Uint8Array): Float64Array {
-  const out = new Float64Array(servings.length);
+export function staticParts(servings: Uint8Array, marks: Uint8Array): Int16Array {
+  const out = new Int16Array(servings.length);
   for (let rid = 0; rid < servings.length; rid++) out[rid] = -staticScore(servings[rid]!, marks[rid]!);
   return out;
 }
@@ -104,6 +109,12 @@ export function writeTopLists(input: TopListInput, topMin: number, out: SearchBl
   const best = new Float64Array(PREFIX_BLOCK);
   const touched = new Uint32Array(PREFIX_BLOCK);
   const ridLimit = ranks.place.length;
+  const wide = wideSlotFoods();
+  const postingsOf = (g: number): GroupPostings => {
+    const from = input.groupStart[g]!;
+    const to = input.groupStart[g + 1]!;
+    return { rids: input.rids.subarray(from, to), codes: input.codes.subarray(from, to), parts: BASE_PARTS, covers: BASE_COVERS, forms: input.forms.subarray(from, to) };
+  };
   for (let length = 1; length <= MAX_TOP_PREFIX; length++) {
     let previous = '';
     for (const word of input.sorted) {
@@ -122,6 +133,12 @@ export function writeTopLists(input: TopListInput, topMin: number, out: SearchBl
       if (bound < topMin) continue;
       const { rids, codes, forms } = input;
       const choices = prefixAlternatives(prefix, vocabulary, false)[0]!.terms[0]!.choices;
+      if (bound > wide) {
+        // A wide prefix beside other words is read as its common words' lists and this one (engine.ts unionParts).
+        const rare = choices.filter((c) => !isCommonChoice(c, input.groupFoods[c.group]!, ridLimit));
+        const rest = rare.length === 0 ? undefined : choicesUnion(rare, postingsOf);
+        if (rest !== undefined && rest.rids.length > 0) out.put(prefixRestKey(prefix), encodeSlotPostings(rest));
+      }
       const cursor = Uint32Array.from(choices, (c) => input.groupStart[c.group]!);
       const end = Uint32Array.from(choices, (c) => input.groupStart[c.group + 1]!);
       const shift = Float64Array.from(choices, (c) => packEntry(0, c.offset, 0) - PACKED_ZERO);

@@ -20,7 +20,8 @@ export interface FoodRanks {
   /** Shape of the name (ranking.ts packShape). */
   readonly shape: Uint32Array;
   /** The food's static part, negated as parts are. */
-  readonly staticPart: Float64Array;
+  /** Whole numbers of a few dozen: 2 bytes a food. */
+  readonly staticPart: Int16Array;
 }
 
 /** The full order: name tier first (1 before 0), then score (lower first), then name place. */

@@ -172,6 +172,12 @@ describe('synonyms: a word or phrase also matches its synonyms from the list', (
     assert.deepEqual(await sorted('hot dogs'), ['Frankfurter, beef', 'Frankfurter, turkey']);
   });
 
+  test('a phrase of the list typed in another order matches when the words as typed match nothing together', async () => {
+    assert.deepEqual(await sorted('dogs hot'), ['Frankfurter, beef', 'Frankfurter, turkey']);
+    assert.deepEqual(await names('dog hot beef'), ['Frankfurter, beef']);
+    assert.deepEqual(await names('dog cola'), [], 'no phrase of the list');
+  });
+
   test('a word its synonyms match is not corrected', async () => {
     const catsup = await list('catsup');
     assert.deepEqual(catsup.names, ['Ketchup']);

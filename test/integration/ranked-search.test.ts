@@ -15,10 +15,11 @@ import { queryWords } from '../../src/domain/text.js';
 import { SearchEngine } from '../../src/search/engine.js';
 import { foodWords, type Placement } from '../../src/search/food-text.js';
 import { MARK, nameMarks } from '../../src/search/food-words.js';
-import { formBit } from '../../src/search/plan.js';
+import { formBit, prefixAlternatives } from '../../src/search/plan.js';
 import { NO_PLACE } from '../../src/search/build.js';
 import { WEIGHTS, coverOf, coverageBonus, inName, kindOf, packShape, placementOf, staticScore } from '../../src/search/ranking.js';
-import { ALL_FORMS, better, type Slot } from '../../src/search/slots.js';
+import { ALL_FORMS, better, choicesUnion, isCommonChoice, type Slot } from '../../src/search/slots.js';
+import type { SlotPostings } from '../../src/search/postings.js';
 import { TOP_DEPTH } from '../../src/search/search-meta.js';
 import { MAX_TOP_PREFIX } from '../../src/search/top-lists.js';
 import { Synonyms } from '../../src/search/synonyms.js';
@@ -275,6 +276,37 @@ describe('the search data the importer writes', () => {
       assert.deepEqual([...top.rids], all.slice(0, TOP_DEPTH), prefix);
     }
     assert.ok(groups > 50 && prefixes > 5, `${groups} groups, ${prefixes} prefixes`);
+  });
+
+  test('a wide prefix\'s rare completions are stored as one list, the one its choices make at query time', () => {
+    const index = engine.index;
+    const v = index.vocabulary;
+    const ridLimit = index.place.length;
+    const postings = (g: number) => index.postings(g);
+    const entries = (p: SlotPostings): string[] => Array.from(p.rids, (rid, i) => {
+      const code = p.codes[i]!;
+      return `${rid}:${code & 1}:${p.parts[code >>> 1]}:${p.covers[code >>> 1]}`;
+    });
+    let stored = 0;
+    let common = 0;
+    for (const prefix of new Set(v.words.flatMap((w) => Array.from({ length: Math.min(w.length, MAX_TOP_PREFIX) }, (_, n) => w.slice(0, n + 1))))) {
+      const choices = prefixAlternatives(prefix, v, false)[0]!.terms[0]!.choices;
+      const bound = choices.reduce((n, c) => n + v.groupFoods[c.group]!, 0);
+      const rare = choices.filter((c) => !isCommonChoice(c, v.groupFoods[c.group]!, ridLimit));
+      common += choices.length - rare.length;
+      const rest = index.prefixRest(prefix);
+      if (bound <= 150 || rare.length === 0 || bound < 40) {
+        assert.equal(rest, undefined, prefix);
+        continue;
+      }
+      assert.ok(rest !== undefined, prefix);
+      stored++;
+      assert.deepEqual(entries(rest), entries(choicesUnion(rare, postings)), prefix);
+      // The union of every choice, as the reference path makes it: the stored rest and the common lists.
+      const whole = choicesUnion(choices, postings);
+      assert.ok(whole.rids.length >= rest.rids.length, prefix);
+    }
+    assert.ok(stored > 20 && common > 10, `${stored} stored, ${common} common choices`);
   });
 });
 

@@ -21,6 +21,11 @@ describe('the synonym list (Solr format)', () => {
     assert.deepEqual(list.of(['hot', 'dog']), [['frankfurter']]);
     assert.deepEqual(list.of(['frankfurter']), [['hot', 'dogs']]);
     assert.equal(list.longest, 2);
+    // In another order, only through ofAnyOrder (the engine asks it when nothing matched as typed).
+    assert.deepEqual(list.of(['dogs', 'hot']), []);
+    assert.deepEqual(list.ofAnyOrder(['dogs', 'hot']), [['frankfurter']]);
+    assert.deepEqual(list.ofAnyOrder(['drink', 'soft']), [['carbonated', 'beverage']]);
+    assert.deepEqual(list.ofAnyOrder(['aubergine']), [], 'phrases only');
   });
 
   test('errors name the file and line', () => {

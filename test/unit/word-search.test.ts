@@ -4,9 +4,12 @@ import type { SlotPostings } from '../../src/search/postings.js';
 import type { FoodFacts } from '../../src/search/search-index.js';
 import { earlyTopMatches, matchingFoods, scoreFoods } from '../../src/search/early-top.js';
 import { seededRandom } from '../../bench/random.js';
-import { forEachCommonFood, forEachMatch, matchScore, matchTier, topMatches, type FoodRanks } from '../../src/search/word-search.js';
+import { finalScore, forEachCommonFood, forEachMatch, matchScore, matchTier, ranksBefore, topMatches, type FoodRanks } from '../../src/search/word-search.js';
+import { boundFirstPage, boundOrder, drivenPage, type UnionSlot } from '../../src/search/bound-first.js';
+import { BASE_COVERS, BASE_PARTS, baseCode } from '../../src/search/postings.js';
+import { better } from '../../src/search/slots.js';
 import { foodTest, type RecordRids } from '../../src/search/food-filters.js';
-import { packShape } from '../../src/search/ranking.js';
+import { KINDS, coverageBonus, packShape, staticScore } from '../../src/search/ranking.js';
 
 /**
  * A list from rows of (rid, part, in name), rids ascending: each distinct (part, coverage) is
@@ -32,7 +35,7 @@ function encodePostings(rows: readonly [number, number, number][], _expected = 0
 
 /** Ranks where only name order counts (no static part, no shape): scores are the parts' sums. */
 function plainRanks(place: Uint32Array): FoodRanks {
-  return { place, shape: new Uint32Array(place.length), staticPart: new Float64Array(place.length) };
+  return { place, shape: new Uint32Array(place.length), staticPart: new Int16Array(place.length) };
 }
 
 describe('matches over postings', () => {
@@ -135,7 +138,7 @@ describe('early termination and counting (early-top.ts)', () => {
     const ranks: FoodRanks = {
       place,
       shape: Uint32Array.from({ length: ridLimit }, () => packShape([1 + Math.floor(random() * 2), Math.floor(random() * 3), Math.floor(random() * 2)], 1 + Math.floor(random() * 4))),
-      staticPart: Float64Array.from({ length: ridLimit }, () => Math.floor(random() * 30)),
+      staticPart: Int16Array.from({ length: ridLimit }, () => Math.floor(random() * 30)),
     };
     // Few distinct parts, as real words have: many ties, broken by place.
     // Some words have parts of nearly one worth for every food ('and': not read in part order
@@ -196,5 +199,105 @@ describe('early termination and counting (early-top.ts)', () => {
     }
     assert.ok(compared > 10000, `${compared} foods compared`);
     assert.ok(tiers[0]! >= 15 && tiers[1]! >= 100, `name tiers smaller than the page: ${tiers[0]}, filling it: ${tiers[1]}`);
+  });
+});
+
+describe('slots as unions of lists (bound-first.ts)', () => {
+  /** A stored-like list: random rids below `ridLimit`, each a random placement kind (its in-name bit from the kind). */
+  function storedList(random: () => number, ridLimit: number, size: number): SlotPostings {
+    const rids = new Set<number>();
+    while (rids.size < size) rids.add(Math.floor(random() * ridLimit));
+    const sorted = Uint32Array.from([...rids].sort((a, b) => a - b));
+    const codes = Uint8Array.from(sorted, () => baseCode(Math.floor(random() * KINDS)));
+    return { rids: sorted, codes, parts: BASE_PARTS, covers: BASE_COVERS };
+  }
+
+  /** The reference: each food's best entry per slot (slots.ts `better`), every match scored and sorted. */
+  function reference(slots: readonly UnionSlot[], depth: number, ranks: FoodRanks): { rids: number[]; total: number } {
+    const best = slots.map((slot) => {
+      const entries = new Map<number, { named: number; value: number; cover: number }>();
+      for (const { list, offset } of slot) {
+        list.rids.forEach((rid, i) => {
+          const code = list.codes[i]!;
+          const e = { named: code & 1, value: -list.parts[code >>> 1]! + offset, cover: list.covers[code >>> 1]! };
+          const had = entries.get(rid);
+          if (had === undefined || better(e.named, e.value, e.cover, had.named, had.value, had.cover)) entries.set(rid, e);
+        });
+      }
+      return entries;
+    });
+    const found: { rid: number; tier: number; score: number }[] = [];
+    for (const rid of best[0]!.keys()) {
+      const entries = best.map((m) => m.get(rid));
+      if (entries.some((e) => e === undefined)) continue;
+      const tier = entries.reduce((t, e) => t & e!.named, 1);
+      const sum = entries.reduce((s, e) => s - e!.value, 0);
+      const cover = entries.reduce((c, e) => c + e!.cover, 0);
+      found.push({ rid, tier, score: finalScore(sum, cover, rid, ranks) });
+    }
+    found.sort((a, b) => (ranksBefore(a.tier, a.score, ranks.place[a.rid]!, b.tier, b.score, ranks.place[b.rid]!) ? -1 : 1));
+    return { rids: found.slice(0, depth).map((f) => f.rid), total: found.length };
+  }
+
+  test('the page and total of every match scored, driven by a rare word or read best bound first, for slots of one list or of many', () => {
+    const random = seededRandom(2323);
+    let compared = 0;
+    const paths = { driven: 0, all: 0, named: 0, bound: 0 };
+    for (let i = 0; i < 300; i++) {
+      const ridLimit = 500 + Math.floor(random() * 3000);
+      // Real food ranks: static parts of servings and marks, shapes of up to 3 segments.
+      const place = Uint32Array.from(Array.from({ length: ridLimit }, (_, r) => r).sort(() => random() - 0.5));
+      const shape = Uint32Array.from({ length: ridLimit }, () => packShape([1 + Math.floor(random() * 3), Math.floor(random() * 3), Math.floor(random() * 2)], 1 + Math.floor(random() * 6)));
+      const staticPart = Int16Array.from({ length: ridLimit }, () => -staticScore(Math.floor(random() * 12), Math.floor(random() * 128)));
+      const ranks: FoodRanks = { place, shape, staticPart };
+      const slotCount = 1 + Math.floor(random() * 3);
+      const slots: UnionSlot[] = Array.from({ length: slotCount }, () => {
+        const parts = 1 + Math.floor(random() * 4);
+        // Dense lists (a bitmap: 1 / 16 of the rids or more) and sparse ones, each with an offset.
+        return Array.from({ length: parts }, () => ({
+          list: storedList(random, ridLimit, Math.floor(random() < 0.5 ? ridLimit * (0.07 + random() * 0.6) : random() * ridLimit * 0.05)),
+          offset: 2 * Math.floor(random() * 8),
+        }));
+      });
+      const depth = 1 + Math.floor(random() * 30);
+      const want = reference(slots, depth, ranks);
+      const scoreAllMax = [0, 20, ridLimit][i % 3]!;
+      const got = boundFirstPage(slots, slotCount, depth, ranks, scoreAllMax);
+      assert.deepEqual(got, want, `case ${i}: ${slotCount} slots, depth ${depth}, score-all cap ${scoreAllMax}`);
+      paths[want.total <= scoreAllMax ? 'all' : 'bound']++;
+      // A slot of one list drives.
+      const single = slots.findIndex((s) => s.length === 1);
+      if (single >= 0) {
+        assert.deepEqual(drivenPage(slots, slots[single]![0]!.list.rids, depth, ranks), want, `case ${i}, driven by slot ${single}`);
+        paths.driven++;
+      }
+      compared += want.rids.length;
+    }
+    assert.ok(compared > 2000, `${compared} foods compared`);
+    assert.ok(paths.driven > 50 && paths.all > 50 && paths.bound > 50, JSON.stringify(paths));
+  });
+
+  test('the bound order puts every food no later than one whose bound is better', () => {
+    const random = seededRandom(99);
+    const ridLimit = 5000;
+    const place = Uint32Array.from({ length: ridLimit }, (_, r) => (r % 7 === 3 ? 0xffffffff : r));
+    const shape = Uint32Array.from({ length: ridLimit }, () => packShape([1 + Math.floor(random() * 4), Math.floor(random() * 4), Math.floor(random() * 3)], 1 + Math.floor(random() * 9)));
+    const staticPart = Int16Array.from({ length: ridLimit }, () => -staticScore(Math.floor(random() * 12), Math.floor(random() * 128)));
+    const ranks: FoodRanks = { place, shape, staticPart };
+    for (const units of [1, 2, 3, 4, 7]) {
+      const cover = (units <= 4 ? units : 255) * 0x01010101;
+      const bound = (rid: number): number => staticPart[rid]! - coverageBonus(cover >>> 0, shape[rid]!);
+      const { rids, starts, bounds } = boundOrder(ranks, units);
+      assert.deepEqual([...rids].sort((x, y) => x - y), Array.from(place.keys()).filter((rid) => place[rid] !== 0xffffffff), 'every food once, no rid without one');
+      assert.equal(starts[0], 0);
+      assert.equal(starts[bounds.length], rids.length);
+      for (let b = 0; b < bounds.length; b++) {
+        if (b > 0) assert.ok(bounds[b - 1]! < bounds[b]!, `units ${units}: bounds ascend`);
+        for (let k = starts[b]!; k < starts[b + 1]!; k++) {
+          assert.ok(bound(rids[k]!) === bounds[b], `units ${units}, at ${k}: the food's own bound`);
+          if (k > starts[b]!) assert.ok(rids[k - 1]! < rids[k]!, 'in rid order within a bound');
+        }
+      }
+    }
   });
 });

@@ -1,0 +1,327 @@
+import { NO_PLACE } from './build.js';
+import type { SlotPostings } from './postings.js';
+import { MAX_COVERAGE_BONUS, coverageBonus } from './ranking.js';
+import { bitmapOf, nameBitsOf, popcount32, rankOf, type RidBitmap } from './rid-bitmaps.js';
+import { COVER_SPAN, NAMED, VALUE_SPAN, packedCodes, unpackEntry } from './slots.js';
+import { countBitmaps } from './early-top.js';
+import { TopFoods, finalScore, lowerBound, seek, type FoodRanks } from './word-search.js';
+
+/**
+ * Unfiltered first pages of queries whose slots are large, without making their lists.
+ *
+ * A slot is a union of lists (`UnionSlot`): one stored list for a word, or, for a word of many
+ * choices (a type-ahead prefix completes to hundreds of words, a typo to several corrections),
+ * the stored lists of its common choices as they are, each with its choice's offset, beside one
+ * list made of the others (the slot's rare choices, slots.ts `materialize`). A food's entry in
+ * a slot is its best entry in any of those lists (slots.ts `better`), as `materialize` would
+ * have made it, so every score is the reference path's to the last bit.
+ *
+ * - When a slot is a single list too sparse for a bitmap, its foods drive: each is looked up in
+ *   the other slots' lists (a bit test and a rank in a common list, a galloping search forward
+ *   in another) and scored (`drivenPage`).
+ * - Otherwise every slot has a bitmap (a union's is its lists' ORed): the total and the name
+ *   tier are counted a 32-bit word at a time, and the page is read best bound first
+ *   (`boundFirstPage`): foods in order of what their static part and shape allow them to score
+ *   at best (`boundOrder`), scored one by one until no food left can enter the page.
+ */
+
+/** One list of a slot, with the offset its choice adds to every entry's value. */
+export interface SlotPart {
+  readonly list: SlotPostings;
+  readonly offset: number;
+}
+
+/** A slot's lists: a food matches the slot when one of them has it, at its best entry there. */
+export type UnionSlot = readonly SlotPart[];
+
+/** A slot's lists as the loops read them. */
+interface Prepared {
+  readonly rids: Uint32Array[];
+  readonly codes: SlotPostings['codes'][];
+  readonly packed: Float64Array[];
+  /** Bitmap of each list, or undefined for a sparse one (searched). */
+  readonly bitmaps: (RidBitmap | undefined)[];
+  /** Forward cursors of the sparse lists, for foods visited in rid order. */
+  readonly cursors: Uint32Array;
+  /** The lowest part (negated value) any entry can have: the slot's share of a bound. */
+  readonly bestPart: number;
+}
+
+function prepare(slot: UnionSlot, ridLimit: number): Prepared {
+  let bestPart = Infinity;
+  const packed = slot.map((p) => packedCodes(p.list, p.offset));
+  for (const table of packed) {
+    for (let code = 0; code < table.length; code++) bestPart = Math.min(bestPart, -unpackEntry(table[code]!).value);
+  }
+  return {
+    rids: slot.map((p) => p.list.rids),
+    codes: slot.map((p) => p.list.codes),
+    packed,
+    bitmaps: slot.map((p) => bitmapOf(p.list, ridLimit)),
+    cursors: new Uint32Array(slot.length),
+    bestPart,
+  };
+}
+
+/**
+ * The food's best entry in the slot, packed; 0 when no list has it. With `forward`, sparse
+ * lists are searched from their cursors (foods visited in rid order), else from the start.
+ */
+function entryOf(s: Prepared, rid: number, forward: boolean): number {
+  let best = 0;
+  for (let i = 0; i < s.rids.length; i++) {
+    const bitmap = s.bitmaps[i];
+    let at: number;
+    if (bitmap !== undefined) {
+      if ((bitmap.bits[rid >>> 5]! & (1 << (rid & 31))) === 0) continue;
+      at = rankOf(bitmap, rid);
+    } else {
+      const rids = s.rids[i]!;
+      at = forward ? seek(rids, s.cursors[i]!, rid) : lowerBound(rids, 0, rids.length, rid);
+      if (forward) s.cursors[i] = at;
+      if (at === rids.length || rids[at] !== rid) continue;
+    }
+    const key = s.packed[i]![s.codes[i]![at]!]!;
+    if (key > best) best = key;
+  }
+  return best;
+}
+
+/** Scores a food from its slots' entries (packed, each non-zero) into `top`, as matchScore and matchTier do. */
+function scoreEntries(top: TopFoods, rid: number, entries: Float64Array, ranks: FoodRanks): number {
+  let tier = 1;
+  let sum = 0;
+  let cover = 0;
+  for (let s = 0; s < entries.length; s++) {
+    // unpackEntry without an object a slot (most of a page's time went to making them).
+    const key = entries[s]!;
+    const named = key >= NAMED ? 1 : 0;
+    const rest = key - named * NAMED;
+    const value = Math.floor(rest / COVER_SPAN);
+    tier &= named;
+    sum -= value - VALUE_SPAN;
+    cover += rest - value * COVER_SPAN;
+  }
+  // Most foods cannot enter a full page even with every bonus: their bonus is not worked out.
+  if (top.mayEnter(tier, sum + ranks.staticPart[rid]! - MAX_COVERAGE_BONUS)) top.add(rid, tier, finalScore(sum, cover, rid, ranks));
+  return tier;
+}
+
+/**
+ * The page when few foods can match: `candidates` (rids ascending; the foods some slots have in
+ * common, or one slot's), each looked up in every slot and scored. Returns the first `depth`
+ * rids in full order and how many matched.
+ */
+export function drivenPage(slots: readonly UnionSlot[], candidates: Uint32Array, depth: number, ranks: FoodRanks): { rids: number[]; total: number } {
+  const ridLimit = ranks.place.length;
+  const prepared = slots.map((slot) => prepare(slot, ridLimit));
+  const top = new TopFoods(depth, ranks.place);
+  const entries = new Float64Array(slots.length);
+  let total = 0;
+  outer: for (let d = 0; d < candidates.length; d++) {
+    const rid = candidates[d]!;
+    for (let s = 0; s < prepared.length; s++) {
+      const entry = entryOf(prepared[s]!, rid, true);
+      if (entry === 0) continue outer;
+      entries[s] = entry;
+    }
+    total++;
+    scoreEntries(top, rid, entries, ranks);
+  }
+  return { rids: top.sorted(), total };
+}
+
+/** Reused bitmaps of unions (a search runs to its end before the next). */
+const unionScratch: Uint32Array[] = [];
+
+/** The slot's foods and name-tier foods as bitmaps: a single list's own, a union's ORed into scratch. */
+function slotBitmaps(slot: UnionSlot, ridLimit: number, scratchAt: number): { bits: Uint32Array; names: Uint32Array } {
+  if (slot.length === 1) {
+    const bits = bitmapOf(slot[0]!.list, ridLimit);
+    const names = nameBitsOf(slot[0]!.list, ridLimit);
+    if (bits !== undefined && names !== undefined) return { bits: bits.bits, names };
+  }
+  const words = (ridLimit + 31) >>> 5;
+  const scratch = (k: number): Uint32Array => {
+    let a = unionScratch[k];
+    if (a === undefined || a.length !== words) unionScratch[k] = a = new Uint32Array(words);
+    else a.fill(0);
+    return a;
+  };
+  const bits = scratch(2 * scratchAt);
+  const names = scratch(2 * scratchAt + 1);
+  for (const { list } of slot) {
+    const bitmap = bitmapOf(list, ridLimit);
+    const named = nameBitsOf(list, ridLimit);
+    if (bitmap !== undefined && named !== undefined) {
+      const b = bitmap.bits;
+      for (let w = 0; w < words; w++) {
+        bits[w]! |= b[w]!;
+        names[w]! |= named[w]!;
+      }
+    } else {
+      const { rids, codes } = list;
+      for (let i = 0; i < rids.length; i++) {
+        const rid = rids[i]!;
+        const bit = 1 << (rid & 31);
+        bits[rid >>> 5]! |= bit;
+        if ((codes[i]! & 1) !== 0) names[rid >>> 5]! |= bit;
+      }
+    }
+  }
+  return { bits, names };
+}
+
+/**
+ * A cover with `units` in every byte: no food whose query has `units` slots (each adds at most one
+ * a byte, ranking.ts coverOf) covers more, so `coverageBonus` of it bounds the food's bonus.
+ */
+function fullCover(units: number): number {
+  const u = Math.min(units, 255);
+  return u * 2 ** 24 + u * 2 ** 16 + u * 2 ** 8 + u;
+}
+
+/** The food's score can be no better (lower) than its static part less this bonus bound, plus the slots' best parts. */
+function staticBound(rid: number, ranks: FoodRanks, cover: number): number {
+  return ranks.staticPart[rid]! - coverageBonus(cover, ranks.shape[rid]!);
+}
+
+/** Foods in order of their bound: the foods of bound `bounds[b]` are `rids[starts[b]] … rids[starts[b + 1]]`, in rid order. */
+export interface BoundOrder {
+  readonly rids: Uint32Array;
+  readonly starts: Uint32Array;
+  readonly bounds: Int32Array;
+}
+
+/** Bound orders per ranks and number of slots (1 to 4 apart, then one for all). */
+const orders = new WeakMap<FoodRanks, Map<number, BoundOrder>>();
+const ORDERED_UNITS = 4;
+const ALL_UNITS = 255;
+
+/**
+ * Every food's rid in order of `staticBound` for queries of `units` slots, best first (a
+ * counting sort: bounds are whole numbers). Made once per catalogue version and number of
+ * slots, 4 bytes a food; queries of more than ORDERED_UNITS slots share the order of the
+ * loosest bound.
+ */
+export function boundOrder(ranks: FoodRanks, units: number): BoundOrder {
+  const key = units <= ORDERED_UNITS ? units : ALL_UNITS;
+  let byUnits = orders.get(ranks);
+  if (byUnits === undefined) orders.set(ranks, (byUnits = new Map<number, BoundOrder>()));
+  let order = byUnits.get(key);
+  if (order === undefined) {
+    const cover = fullCover(key);
+    const n = ranks.place.length;
+    const bound = new Int32Array(n);
+    let foods = 0;
+    let min = Infinity;
+    let max = -Infinity;
+    for (let rid = 0; rid < n; rid++) {
+      if (ranks.place[rid] === NO_PLACE) continue;
+      const b = staticBound(rid, ranks, cover);
+      bound[rid] = b;
+      min = Math.min(min, b);
+      max = Math.max(max, b);
+      foods++;
+    }
+    const start = new Uint32Array(foods === 0 ? 1 : max - min + 2);
+    for (let rid = 0; rid < n; rid++) if (ranks.place[rid] !== NO_PLACE) start[bound[rid]! - min + 1]!++;
+    for (let b = 1; b < start.length; b++) start[b]! += start[b - 1]!;
+    // Each bound's first place, before the fill below moves them on.
+    const buckets: number[] = [];
+    const starts: number[] = [];
+    for (let b = 0; b + 1 < start.length; b++) {
+      if (start[b + 1]! > start[b]!) {
+        buckets.push(b + min);
+        starts.push(start[b]!);
+      }
+    }
+    starts.push(foods);
+    const rids = new Uint32Array(foods);
+    for (let rid = 0; rid < n; rid++) if (ranks.place[rid] !== NO_PLACE) rids[start[bound[rid]! - min]!++] = rid;
+    order = { rids, starts: Uint32Array.from(starts), bounds: Int32Array.from(buckets) };
+    byUnits.set(key, order);
+  }
+  return order;
+}
+
+/**
+ * The first `depth` foods having every slot, in full order, and how many there are, when every
+ * slot has a bitmap. `units` is the most coverage a food can take from the slots in one byte
+ * (ranking.ts coverOf: one per slot of one term). Counting is a pass of ANDs over the bitmaps,
+ * which also collects the matches while they are at most `scoreAllMax`, and the name tier
+ * (every slot in the name) while it is: those are then scored all (the name tier alone when it
+ * fills the page). Otherwise foods are read in `boundOrder`: a food not yet read scores no
+ * better than its bound plus the slots' best parts, so once the page is full and its worst
+ * food beats that (and is of the name tier, or the whole name tier has been read), the page is
+ * final. When the name tier alone fills the page, only its foods are read.
+ */
+export function boundFirstPage(slots: readonly UnionSlot[], units: number, depth: number, ranks: FoodRanks, scoreAllMax: number): { rids: number[]; total: number } {
+  const ridLimit = ranks.place.length;
+  const maps = slots.map((slot, i) => slotBitmaps(slot, ridLimit, i));
+  const bits = maps.map((m) => m.bits);
+  const names = maps.map((m) => m.names);
+  const prepared = slots.map((slot) => prepare(slot, ridLimit));
+  // Past max(scoreAllMax, depth), the name tier is only known to be as large as the page:
+  // then only its foods are read, each of them scored in the name tier.
+  const counted = countBitmaps(bits, names, scoreAllMax, Math.max(scoreAllMax, depth));
+  const total = counted.total;
+  const named = counted.namedCount;
+  const top = new TopFoods(depth, ranks.place);
+  const entries = new Float64Array(slots.length);
+  if (total === 0 || depth === 0) return { rids: [], total };
+  const few = counted.rids ?? (named >= depth && named <= scoreAllMax ? counted.named : undefined);
+  if (few !== undefined) {
+    outer: for (let k = 0; k < few.length; k++) {
+      const rid = few[k]!;
+      for (let s = 0; s < prepared.length; s++) {
+        const entry = entryOf(prepared[s]!, rid, true);
+        if (entry === 0) continue outer;
+        entries[s] = entry;
+      }
+      scoreEntries(top, rid, entries, ranks);
+    }
+    return { rids: top.sorted(), total };
+  }
+  // With the name tier as large as the page, only foods in every slot's name bits can enter it.
+  const test = (named >= depth ? names : bits).slice();
+  const order = boundOrder(ranks, units);
+  // The most selective bitmap is tested first.
+  test.sort((x, y) => density(x) - density(y));
+  let best = 0;
+  for (const s of prepared) best += s.bestPart;
+  // Foods are read bound by bound, in rid order within one; the page is checked for being
+  // final before each bound and whenever a food enters it (reading each food's bound again
+  // was a cache miss a food).
+  const { rids: ordered, starts, bounds } = order;
+  let namedRead = 0;
+  scan: for (let b = 0; b < bounds.length; b++) {
+    const least = best + bounds[b]!;
+    if (isFinal(top, named, namedRead, least)) break;
+    outer: for (let k = starts[b]!; k < starts[b + 1]!; k++) {
+      const rid = ordered[k]!;
+      const w = rid >>> 5;
+      const bit = 1 << (rid & 31);
+      for (let s = 0; s < test.length; s++) if ((test[s]![w]! & bit) === 0) continue outer;
+      for (let s = 0; s < prepared.length; s++) entries[s] = entryOf(prepared[s]!, rid, false);
+      namedRead += scoreEntries(top, rid, entries, ranks);
+      if (isFinal(top, named, namedRead, least)) break scan;
+    }
+  }
+  return { rids: top.sorted(), total };
+}
+
+/**
+ * Whether no food not yet read can enter the page: it is full, every food left scores `least`
+ * or worse, and its worst food is of the name tier or the whole name tier has been read.
+ */
+function isFinal(top: TopFoods, named: number, namedRead: number, least: number): boolean {
+  return top.full && (top.worstTier === 1 || namedRead === named) && top.worstScore < least;
+}
+
+/** Set bits in a sample of a bitmap's words: which of several bitmaps to test first. */
+function density(bits: Uint32Array): number {
+  let count = 0;
+  for (let w = 0; w < bits.length; w += 61) count += popcount32(bits[w]!);
+  return count;
+}
