@@ -1,7 +1,34 @@
-import { fold } from '../../domain/text.js';
+import { fold } from '../domain/text.js';
 import type {
   BrandQuery, CategoryQuery, Direction, FoodFilters, FoodQuery, IdFilter, ListFilter, TagQuery, TextMatch,
-} from '../catalog-store.js';
+} from './catalog-store.js';
+
+/**
+ * The SQL of the lists (/foods when the search engine leaves it to the store, /brands,
+ * /categories, /tags), written once for both stores: a `Dialect` says how lists of values
+ * travel as parameters and where the tables are. Parameters are `?` in order (PostgreSQL's
+ * store numbers them).
+ */
+
+/** What differs between SQLite's and PostgreSQL's SQL of the same query. */
+export interface Dialect {
+  /** A table as the queries name it (PostgreSQL: in the version's schema). */
+  table(name: string): string;
+  /** A subquery of the values of one parameter, and that parameter: `SELECT value FROM json_each(?)`. */
+  values(values: readonly (string | number)[], type: 'text' | 'int'): [sql: string, param: unknown];
+  /**
+   * A FROM item of rids in order, aliased `m`, with `m.value` the rid and `m.key` its position,
+   * and its parameter.
+   */
+  orderedRids(rids: readonly number[]): [sql: string, param: unknown];
+}
+
+/** SQLite: lists as one JSON text parameter (no placeholder limit, one prepared shape). */
+export const SQLITE_DIALECT: Dialect = {
+  table: (name) => name,
+  values: (values) => ['SELECT value FROM json_each(?)', JSON.stringify(values)],
+  orderedRids: (rids) => ['json_each(?) m', JSON.stringify(rids)],
+};
 
 /**
  * How a query's text restricts the rows: `fts` matching is the search engine's (src/search):
@@ -41,64 +68,57 @@ export class Sql {
   }
 }
 
-/** Long id lists travel as one JSON parameter: no placeholder limit, one prepared shape. */
-const inList = (column: string, values: readonly string[], negate = false): [string, string] => [
-  `${column} ${negate ? 'NOT IN' : 'IN'} (SELECT value FROM json_each(?))`,
-  JSON.stringify(values),
-];
+function inList(d: Dialect, column: string, values: readonly string[], negate = false): Condition {
+  const [sql, param] = d.values(values, 'text');
+  return { sql: `${column} ${negate ? 'NOT IN' : 'IN'} (${sql})`, params: [param] };
+}
 
 interface Condition {
   readonly sql: string;
   readonly params: readonly unknown[];
 }
 
-function idFilter(column: string, filter: IdFilter | undefined, out: Condition[]): void {
+function idFilter(d: Dialect, column: string, filter: IdFilter | undefined, out: Condition[]): void {
   if (!filter) return;
-  if (filter.include.length > 0) {
-    const [sql, p] = inList(column, filter.include);
-    out.push({ sql, params: [p] });
-  }
-  if (filter.exclude.length > 0) {
-    const [sql, p] = inList(column, filter.exclude, true);
-    out.push({ sql, params: [p] });
-  }
+  if (filter.include.length > 0) out.push(inList(d, column, filter.include));
+  if (filter.exclude.length > 0) out.push(inList(d, column, filter.exclude, true));
 }
 
-function listFilter(column: string, filter: ListFilter | undefined, out: Condition[], subquery?: string): void {
+/** `column IN (subquery of the values)`, or NOT IN when the list is inverted; `source` wraps the values' subquery. */
+function listFilter(d: Dialect, column: string, filter: ListFilter | undefined, out: Condition[], source = (values: string): string => values): void {
   if (!filter) return;
-  const json = JSON.stringify(filter.values);
-  const source = subquery ?? 'SELECT value FROM json_each(?)';
-  out.push({ sql: `${column} ${filter.inverted ? 'NOT IN' : 'IN'} (${source})`, params: [json] });
+  const [values, param] = d.values(filter.values, 'text');
+  out.push({ sql: `${column} ${filter.inverted ? 'NOT IN' : 'IN'} (${source(values)})`, params: [param] });
 }
 
 /** Conditions on foods aliased `f`; every filter of contract C3 pushed into SQL. */
-export function foodConditions(filters: FoodFilters): Condition[] {
+export function foodConditions(d: Dialect, filters: FoodFilters): Condition[] {
   const out: Condition[] = [];
   if (filters.region) out.push({ sql: 'f.region = ?', params: [filters.region] });
-  idFilter('f.brand_id', filters.brands, out);
+  idFilter(d, 'f.brand_id', filters.brands, out);
   if (filters.tags) {
     const { include, exclude } = filters.tags;
     if (include.length > 0) {
+      const [values, param] = d.values(include, 'text');
       out.push({
-        sql: `f.rid IN (SELECT food_rid FROM food_tags WHERE tag_id IN (SELECT value FROM json_each(?))
+        sql: `f.rid IN (SELECT food_rid FROM ${d.table('food_tags')} WHERE tag_id IN (${values})
               GROUP BY food_rid HAVING count(*) = ?)`,
-        params: [JSON.stringify(include), include.length],
+        params: [param, include.length],
       });
     }
     if (exclude.length > 0) {
-      out.push({
-        sql: 'f.rid NOT IN (SELECT food_rid FROM food_tags WHERE tag_id IN (SELECT value FROM json_each(?)))',
-        params: [JSON.stringify(exclude)],
-      });
+      const [values, param] = d.values(exclude, 'text');
+      out.push({ sql: `f.rid NOT IN (SELECT food_rid FROM ${d.table('food_tags')} WHERE tag_id IN (${values}))`, params: [param] });
     }
   }
-  listFilter('f.category_id', filters.categories, out,
-    'SELECT descendant_id FROM category_closure WHERE ancestor_id IN (SELECT value FROM json_each(?))');
+  listFilter(d, 'f.category_id', filters.categories, out,
+    (values) => `SELECT descendant_id FROM ${d.table('category_closure')} WHERE ancestor_id IN (${values})`);
   if (filters.upcs) {
-    out.push({ sql: 'f.rid IN (SELECT food_rid FROM food_upcs WHERE upc_key IN (SELECT value FROM json_each(?)))', params: [JSON.stringify(filters.upcs)] });
+    const [values, param] = d.values(filters.upcs, 'text');
+    out.push({ sql: `f.rid IN (SELECT food_rid FROM ${d.table('food_upcs')} WHERE upc_key IN (${values}))`, params: [param] });
   }
   if (filters.classifications) {
-    listFilter('f.classification_key', {
+    listFilter(d, 'f.classification_key', {
       values: filters.classifications.values.map((v) => v.toLowerCase()),
       inverted: filters.classifications.inverted,
     }, out);
@@ -123,7 +143,7 @@ function orderBy(terms: readonly OrderTerm[], direction: Direction): string {
 }
 
 /** Conditions and rank terms for a text match on a table aliased `alias`. */
-function matchParts(m: Matcher, alias: string): { conditions: Condition[]; rank: OrderTerm[] } {
+function matchParts(d: Dialect, m: Matcher, alias: string): { conditions: Condition[]; rank: OrderTerm[] } {
   switch (m.kind) {
     case 'none':
       return { conditions: [], rank: [] };
@@ -132,8 +152,10 @@ function matchParts(m: Matcher, alias: string): { conditions: Condition[]; rank:
         conditions: [{ sql: `${alias}.name_key >= ? AND ${alias}.name_key < ?`, params: [m.key, m.upper] }],
         rank: [[`(${alias}.name_key = ?)`, 'desc'], [`length(${alias}.name_key)`, 'asc']],
       };
-    case 'fts':
-      return { conditions: [{ sql: `${alias}.rid IN (SELECT value FROM json_each(?))`, params: [JSON.stringify(m.rids)] }], rank: [] };
+    case 'fts': {
+      const [values, param] = d.values(m.rids, 'int');
+      return { conditions: [{ sql: `${alias}.rid IN (${values})`, params: [param] }], rank: [] };
+    }
   }
 }
 
@@ -156,19 +178,20 @@ export interface BuiltQuery {
  * match, best first): their position is the rank. Grouping numbers foods in `order`, then
  * orders groups by their best food (rank) or name, keeping the first N of each group.
  */
-export function foodsQuery(q: FoodQuery, ranked: () => readonly number[] = () => []): BuiltQuery {
+export function foodsQuery(d: Dialect, q: FoodQuery, ranked: () => readonly number[] = () => []): BuiltQuery {
   const m = matcher(q.match, ranked);
-  const conditions = foodConditions(q);
-  let from = 'foods f';
+  const conditions = foodConditions(d, q);
+  let from = `${d.table('foods')} f`;
   const fromParams: unknown[] = [];
   let rankTerms: OrderTerm[] = [];
   const rankParams: unknown[] = [];
   if (m.kind === 'fts') {
-    from = 'foods f JOIN json_each(?) m ON m.value = f.rid';
-    fromParams.push(JSON.stringify(m.rids));
+    const [rids, param] = d.orderedRids(m.rids);
+    from = `${d.table('foods')} f JOIN ${rids} ON m.value = f.rid`;
+    fromParams.push(param);
     rankTerms = [['m.key', 'asc']];
   } else {
-    const parts = matchParts(m, 'f');
+    const parts = matchParts(d, m, 'f');
     conditions.unshift(...parts.conditions);
     rankTerms = parts.rank;
     if (m.kind === 'prefix') rankParams.push(m.key);
@@ -193,7 +216,7 @@ export function foodsQuery(q: FoodQuery, ranked: () => readonly number[] = () =>
   const byBrand = q.grouping.by === 'brand';
   const groupKey = byBrand ? 'f.brand_id' : 'f.classification';
   const groupName = byBrand ? 'b.name_key' : 'f.classification_fold';
-  const groupFrom = byBrand ? `${from} JOIN brands b ON b.id = f.brand_id` : from;
+  const groupFrom = byBrand ? `${from} JOIN ${d.table('brands')} b ON b.id = f.brand_id` : from;
   const groupsRanked = q.grouping.order.field === 'rank' && rankTerms.length > 0;
   const groupOrder = orderBy(groupsRanked ? [['g.gbest', 'asc']] : [['g.gname', 'asc'], ['g.gkey', 'asc']], q.grouping.order.direction);
   const cte = new Sql().add(`WITH matched AS (SELECT f.rid, ${groupKey} AS gkey, ${groupName} AS gname,
@@ -211,6 +234,7 @@ export function foodsQuery(q: FoodQuery, ranked: () => readonly number[] = () =>
 }
 
 function namedListQuery(
+  d: Dialect,
   table: string,
   alias: string,
   conditions: Condition[],
@@ -218,12 +242,12 @@ function namedListQuery(
   direction: Direction,
   paging: { limit: number; offset: number },
 ): BuiltQuery {
-  const all = [...matchParts(match, alias).conditions, ...conditions];
-  const page = new Sql().add(`SELECT ${alias}.* FROM ${table} ${alias}`);
+  const all = [...matchParts(d, match, alias).conditions, ...conditions];
+  const page = new Sql().add(`SELECT ${alias}.* FROM ${d.table(table)} ${alias}`);
   where(page, all);
   page.add(`ORDER BY ${orderBy([[`${alias}.name_key`, 'asc'], [`${alias}.id`, 'asc']], direction)} LIMIT ? OFFSET ?`,
     paging.limit, paging.offset);
-  const count = new Sql().add(`SELECT count(*) FROM ${table} ${alias}`);
+  const count = new Sql().add(`SELECT count(*) FROM ${d.table(table)} ${alias}`);
   where(count, all);
   return { page, count };
 }
@@ -236,8 +260,8 @@ function namedListQuery(
  *   `EXISTS (… WHERE food.record = record AND filters)` per record, which stops at the first
  *   passing food of each record instead of visiting nearly every food.
  */
-function ofFoods(recordColumn: string, selectColumn: string, filters: FoodFilters, from = 'foods f'): Condition {
-  const conditions = foodConditions(filters);
+function ofFoods(d: Dialect, recordColumn: string, selectColumn: string, filters: FoodFilters, from = `${d.table('foods')} f`): Condition {
+  const conditions = foodConditions(d, filters);
   const broad = [filters.categories, filters.classifications].some((l) => l?.inverted)
     || [filters.brands, filters.tags].some((f) => f !== undefined && f.include.length === 0 && f.exclude.length > 0);
   const sql = new Sql();
@@ -260,42 +284,42 @@ function wholeListAsIdFilter(list: ListFilter | undefined): IdFilter | undefined
 }
 
 /** `matched`: the engine's matching rids, for an fts query. */
-export function brandsQuery(q: BrandQuery, matched: () => readonly number[] = () => []): BuiltQuery {
+export function brandsQuery(d: Dialect, q: BrandQuery, matched: () => readonly number[] = () => []): BuiltQuery {
   const conditions: Condition[] = [];
   if (q.region) conditions.push({ sql: 'b.region = ?', params: [q.region] });
   const filters: FoodFilters = { region: q.region, classifications: q.classifications, categories: q.categories, tags: q.tags };
   if (hasFoodFilter(filters)) {
-    conditions.push(ofFoods('b.id', 'f.brand_id', filters));
+    conditions.push(ofFoods(d, 'b.id', 'f.brand_id', filters));
   }
-  return namedListQuery('brands', 'b', conditions, matcher(q.match, matched), q.direction, q);
+  return namedListQuery(d, 'brands', 'b', conditions, matcher(q.match, matched), q.direction, q);
 }
 
-export function categoriesQuery(q: CategoryQuery, matched: () => readonly number[] = () => []): BuiltQuery {
+export function categoriesQuery(d: Dialect, q: CategoryQuery, matched: () => readonly number[] = () => []): BuiltQuery {
   const conditions: Condition[] = [];
   if (q.region) conditions.push({ sql: 'c.region = ?', params: [q.region] });
   if (q.isLeaf !== undefined) conditions.push({ sql: 'c.is_leaf = ?', params: [q.isLeaf ? 1 : 0] });
   if (q.parents) {
-    const json = JSON.stringify(q.parents.values);
+    const [values, param] = d.values(q.parents.values, 'text');
     conditions.push(q.parents.inverted
-      ? { sql: '(c.parent_id IS NULL OR c.parent_id NOT IN (SELECT value FROM json_each(?)))', params: [json] }
-      : { sql: 'c.parent_id IN (SELECT value FROM json_each(?))', params: [json] });
+      ? { sql: `(c.parent_id IS NULL OR c.parent_id NOT IN (${values}))`, params: [param] }
+      : { sql: `c.parent_id IN (${values})`, params: [param] });
   }
   const filters: FoodFilters = {
     region: q.region, classifications: q.classifications, tags: q.tags, brands: wholeListAsIdFilter(q.brands),
   };
   if (hasFoodFilter(filters)) {
-    conditions.push(ofFoods('c.id', 'f.category_id', filters));
+    conditions.push(ofFoods(d, 'c.id', 'f.category_id', filters));
   }
-  return namedListQuery('categories', 'c', conditions, matcher(q.match, matched), q.direction, q);
+  return namedListQuery(d, 'categories', 'c', conditions, matcher(q.match, matched), q.direction, q);
 }
 
-export function tagsQuery(q: TagQuery, matched: () => readonly number[] = () => []): BuiltQuery {
+export function tagsQuery(d: Dialect, q: TagQuery, matched: () => readonly number[] = () => []): BuiltQuery {
   const conditions: Condition[] = [];
   const filters: FoodFilters = {
     classifications: q.classifications, categories: q.categories, brands: wholeListAsIdFilter(q.brands),
   };
   if (hasFoodFilter(filters)) {
-    conditions.push(ofFoods('t.id', 'ft.tag_id', filters, 'food_tags ft JOIN foods f ON f.rid = ft.food_rid'));
+    conditions.push(ofFoods(d, 't.id', 'ft.tag_id', filters, `${d.table('food_tags')} ft JOIN ${d.table('foods')} f ON f.rid = ft.food_rid`));
   }
-  return namedListQuery('tags', 't', conditions, matcher(q.match, matched), q.direction, q);
+  return namedListQuery(d, 'tags', 't', conditions, matcher(q.match, matched), q.direction, q);
 }
