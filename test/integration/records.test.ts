@@ -142,7 +142,7 @@ describe('authentication', () => {
   test('/healthz needs no token', async () => {
     const res = await fixture.server.get('/healthz', { token: null });
     assert.equal(res.status, 200);
-    assert.deepEqual(res.body, { status: 'ok' });
+    assert.deepEqual(res.body, { status: 'ok', store: 'ok' });
   });
 });
 
