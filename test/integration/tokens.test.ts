@@ -4,24 +4,15 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { importInto, runCli } from '../helpers/cli.js';
-import { CLI, fixturePath, ROOT, tempDir } from '../helpers/paths.js';
+import { runCli } from '../helpers/cli.js';
+import { CLI, ROOT, tempDir } from '../helpers/paths.js';
 import { basic, spawnServe, startTestServer, TEST_TOKEN, type TestServer } from '../helpers/server.js';
 import { IDS } from '../helpers/fixture-catalog.js';
-import { forEachStore, newTestStore, type TestStore } from '../helpers/stores.js';
+import { forEachStore } from '../helpers/stores.js';
+import { fixtureDatabase } from '../helpers/fixture-server.js';
 
 forEachStore((kind) => {
-  let store: TestStore;
-  let cleanup: () => void;
-
-  before(async () => {
-    const tmp = tempDir();
-    cleanup = tmp.cleanup;
-    store = await newTestStore(kind, tmp.dir);
-    await importInto(store, 'catalog', [fixturePath('catalog.json')]);
-  });
-
-  after(() => cleanup());
+  const fixture = fixtureDatabase(kind);
 
   interface Created {
     readonly id: string;
@@ -30,7 +21,7 @@ forEachStore((kind) => {
 
   /** `foodlookup tokens create … --json`: the new token's id and secret. */
   async function createToken(flags: readonly string[] = []): Promise<Created> {
-    const result = await runCli(['tokens', 'create', ...store.args, '--json', ...flags]);
+    const result = await runCli(['tokens', 'create', ...fixture.store.args, '--json', ...flags]);
     assert.equal(result.code, 0, result.stderr);
     const created = JSON.parse(result.stdout) as Created;
     assert.match(created.token, /^fl_[A-Za-z0-9_-]{43}$/);
@@ -38,7 +29,7 @@ forEachStore((kind) => {
   }
 
   async function revoke(id: string): Promise<void> {
-    const result = await runCli(['tokens', 'revoke', id, ...store.args]);
+    const result = await runCli(['tokens', 'revoke', id, ...fixture.store.args]);
     assert.equal(result.code, 0, result.stderr);
   }
 
@@ -46,17 +37,17 @@ forEachStore((kind) => {
 
   describe('tokens CLI', () => {
     test('create prints the secret once; list shows id, name, limits and last use, never the secret', async () => {
-      const created = await runCli(['tokens', 'create', ...store.args, '--name', 'reporting', '--ips', '10.1.2.3/8,2001:db8::/32', '--quota', '500/day']);
+      const created = await runCli(['tokens', 'create', ...fixture.store.args, '--name', 'reporting', '--ips', '10.1.2.3/8,2001:db8::/32', '--quota', '500/day']);
       assert.equal(created.code, 0, created.stderr);
       const secret = created.stdout.trim();
       assert.match(secret, /^fl_[A-Za-z0-9_-]{43}$/);
       assert.match(created.stderr, /only time the token is shown/);
 
-      const table = await runCli(['tokens', 'list', ...store.args]);
+      const table = await runCli(['tokens', 'list', ...fixture.store.args]);
       assert.equal(table.code, 0, table.stderr);
       assert.match(table.stdout, /^ID\s+NAME\s+CREATED\s+IPS\s+QUOTA\s+REVOKED\s+LAST USED$/m);
       assert.match(table.stdout, /reporting\s+\S+\s+10\.0\.0\.0\/8,2001:db8::\/32\s+500\/day\s+no\s+never/);
-      const json = await runCli(['tokens', 'list', ...store.args, '--json']);
+      const json = await runCli(['tokens', 'list', ...fixture.store.args, '--json']);
       const listed = JSON.parse(json.stdout) as Record<string, unknown>[];
       const mine = listed.find((t) => t['name'] === 'reporting');
       assert.deepEqual(Object.keys(mine ?? {}).sort(), ['createdAt', 'id', 'ips', 'lastUsedAt', 'name', 'quota', 'revoked', 'revokedAt']);
@@ -71,13 +62,13 @@ forEachStore((kind) => {
         [['--ips', '10.0.0.0/40'], /prefix length/],
         [['--ips', 'example.org'], /not an IPv4 or IPv6 address/],
       ] as const) {
-        const result = await runCli(['tokens', 'create', ...store.args, ...flags]);
+        const result = await runCli(['tokens', 'create', ...fixture.store.args, ...flags]);
         assert.equal(result.code, 2, flags.join(' '));
         assert.match(result.stderr, message);
       }
-      const result = await runCli(['tokens', 'revoke', ...store.args]);
+      const result = await runCli(['tokens', 'revoke', ...fixture.store.args]);
       assert.equal(result.code, 2);
-      const unknown = await runCli(['tokens', 'revoke', '00000000-0000-4000-8000-00000000dead', ...store.args]);
+      const unknown = await runCli(['tokens', 'revoke', '00000000-0000-4000-8000-00000000dead', ...fixture.store.args]);
       assert.equal(unknown.code, 1);
       assert.match(unknown.stderr, /no token with id/);
     });
@@ -89,7 +80,7 @@ forEachStore((kind) => {
 
   describe('stored tokens over the JSON interface', () => {
     let server: TestServer;
-    before(async () => (server = await startTestServer(store)));
+    before(async () => (server = await startTestServer(fixture.store)));
     after(async () => server.close());
 
     test('a stored token is accepted; FOODLOOKUP_TOKENS still work, without rate-limit headers', async () => {
@@ -170,7 +161,7 @@ forEachStore((kind) => {
 
   describe('stored tokens over the SOAP interface', () => {
     let server: TestServer;
-    before(async () => (server = await startTestServer(store)));
+    before(async () => (server = await startTestServer(fixture.store)));
     after(async () => server.close());
 
     const soap = async (devkey: string): Promise<{ status: number; text: string }> => {
@@ -214,7 +205,7 @@ forEachStore((kind) => {
 
   describe('address locks behind a trusted proxy (--trust-proxy)', () => {
     let server: TestServer;
-    before(async () => (server = await startTestServer(store, { FOODLOOKUP_TRUST_PROXY: 'true' })));
+    before(async () => (server = await startTestServer(fixture.store, { FOODLOOKUP_TRUST_PROXY: 'true' })));
     after(async () => server.close());
 
     test('the X-Forwarded-For client address decides, IPv4 and IPv6', async () => {
@@ -246,7 +237,7 @@ forEachStore((kind) => {
         t.skip('this machine cannot listen on ::1');
         return;
       }
-      const server = await startTestServer(store, {}, { host: '::1' });
+      const server = await startTestServer(fixture.store, {}, { host: '::1' });
       try {
         assert.match(server.url, /^http:\/\/\[::1\]:\d+$/);
         const exact = await createToken(['--ips', '::1']);
@@ -269,7 +260,7 @@ forEachStore((kind) => {
       const locked = await createToken(['--ips', '10.0.0.0/8']);
       const revoked = await createToken();
       await revoke(revoked.id);
-      const serve = await spawnServe(store, { LOG_LEVEL: 'trace' });
+      const serve = await spawnServe(fixture.store, { LOG_LEVEL: 'trace' });
       const secrets = [limited.token, locked.token, revoked.token, TEST_TOKEN];
       try {
         const statuses: number[] = [];
@@ -297,7 +288,7 @@ forEachStore((kind) => {
         assert.equal(all.includes(Buffer.from(`${secret}:`).toString('base64')), false, 'Basic credentials appear in the log');
       }
       // The last use is written on a graceful stop.
-      const listed = JSON.parse((await runCli(['tokens', 'list', ...store.args, '--json'])).stdout) as { id: string; lastUsedAt: string | null }[];
+      const listed = JSON.parse((await runCli(['tokens', 'list', ...fixture.store.args, '--json'])).stdout) as { id: string; lastUsedAt: string | null }[];
       assert.notEqual(listed.find((t) => t.id === limited.id)?.lastUsedAt, null);
       assert.equal(listed.find((t) => t.id === revoked.id)?.lastUsedAt, null);
     });
