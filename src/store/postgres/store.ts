@@ -21,12 +21,13 @@ import type { Correction } from '../../search/plan.js';
 import { recordsEngine } from '../../search/records.js';
 import { SearchIndex } from '../../search/search-index.js';
 import type { Synonyms } from '../../search/synonyms.js';
-import { describeDatabase, isUnavailable, openPool, StoreUnavailable, unavailableOr } from './connection.js';
+import { describeDatabase, isUnavailable, openPool, unavailableOr } from './connection.js';
 import { CatalogFollower } from './follow.js';
 import { numbered, PostgresDialect } from './queries.js';
 import { FoodRowCache, READ_TYPES } from './records.js';
 import { catalogVersionOf, META_TABLE, migrate } from './schema.js';
 import { readSearchSource } from './search-store.js';
+import { beginPostgresImport } from './writer.js';
 
 /**
  * The catalogue in PostgreSQL, read side (the import is writer.ts). Each committed catalogue
@@ -436,8 +437,20 @@ export class PostgresCatalogStore implements CatalogStore {
     }));
   }
 
-  beginImport(): Promise<ImportTransaction> {
-    return Promise.reject(new StoreUnavailable(describeDatabase(this.url), 'imports into PostgreSQL are not built yet'));
+  /** An import (writer.ts) on a connection of its own; this store switches to its version when it commits, as every replica does. */
+  async beginImport(options: { readonly replace: boolean }): Promise<ImportTransaction> {
+    const transaction = await beginPostgresImport(this.pool, options).catch((error: unknown) => {
+      throw openingError(error, this.url);
+    });
+    return {
+      put: (record) => transaction.put(record),
+      check: () => transaction.check(),
+      rollback: () => transaction.rollback(),
+      commit: async () => {
+        await transaction.commit();
+        if (this.version !== undefined) await this.refresh().catch(() => undefined);
+      },
+    };
   }
 
   async close(): Promise<void> {
