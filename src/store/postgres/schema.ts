@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { GENERIC_BRAND_IDS, GENERIC_BRAND_NAME, REGIONS } from '../../domain/regions.js';
 import { fold } from '../../domain/text.js';
 import { rebuildSearchData } from './search-store.js';
+import { TOKEN_DDL } from './token-store.js';
 
 /**
  * The PostgreSQL schema. Two kinds of tables:
@@ -16,7 +17,7 @@ import { rebuildSearchData } from './search-store.js';
  */
 
 /** Version of the non-versioned tables (the migrations below). */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /** pg_advisory_xact_lock key of migrations: replicas that start at once migrate one after the other. */
 export const MIGRATION_LOCK = 0x666f6f6401;
@@ -158,6 +159,8 @@ export interface Migration {
 
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, sql: `CREATE TABLE IF NOT EXISTS ${META_TABLE} (key text ${C} PRIMARY KEY, value text NOT NULL)` },
+  // The token tables (token-store.ts): shared by every replica.
+  { version: 2, sql: TOKEN_DDL },
 ];
 
 /** foodlookup_meta as key → value. */
