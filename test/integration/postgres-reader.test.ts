@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../../src/config.js';
 import { startServer } from '../../src/server.js';
 import { writeFileSync } from 'node:fs';
+import { connect, createServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import type { RunningServer } from '../../src/server.js';
 import { fixtureCatalog, IDS } from '../helpers/fixture-catalog.js';
 import { fixturePath, tempDir } from '../helpers/paths.js';
@@ -239,6 +240,128 @@ describe('the PostgreSQL store answers as SQLite does', { skip: ADMIN_DATABASE_U
     assert.ok(Date.parse(after.lastModified!) > Date.parse(before.lastModified!), `Last-Modified ${before.lastModified} → ${after.lastModified}`);
     assert.notEqual(after.etag, before.etag);
   });
+});
+
+/**
+ * A TCP proxy in front of PostgreSQL that a test can cut (connections reset, new ones refused)
+ * or make hang (connections accepted, nothing forwarded): PostgreSQL going away or hanging,
+ * without stopping the server the other tests use.
+ */
+class Proxy {
+  mode: 'pass' | 'cut' | 'hang' = 'pass';
+  private readonly sockets = new Set<Socket>();
+  private readonly server: NetServer;
+
+  constructor(private readonly target: { host: string; port: number }) {
+    this.server = createServer((client) => {
+      this.track(client);
+      if (this.mode === 'cut') {
+        client.destroy();
+        return;
+      }
+      if (this.mode === 'hang') return;
+      const upstream = connect(this.target.port, this.target.host);
+      this.track(upstream);
+      client.pipe(upstream);
+      upstream.pipe(client);
+      const end = (): void => {
+        client.destroy();
+        upstream.destroy();
+      };
+      client.on('error', end).on('close', end);
+      upstream.on('error', end).on('close', end);
+    });
+  }
+
+  private track(socket: Socket): void {
+    this.sockets.add(socket);
+    socket.on('close', () => this.sockets.delete(socket));
+  }
+
+  async listen(): Promise<number> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    return (this.server.address() as AddressInfo).port;
+  }
+
+  /** Ends every connection through it; what comes next depends on `mode`. */
+  set(mode: Proxy['mode']): void {
+    this.mode = mode;
+    if (mode === 'pass') return;
+    for (const socket of this.sockets) {
+      if (mode === 'cut') socket.destroy();
+      else socket.pause();
+    }
+  }
+
+  async close(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+}
+
+describe('while PostgreSQL is away or hangs', { skip: ADMIN_DATABASE_URL ? false : NO_POSTGRES }, () => {
+  let proxy: Proxy;
+  let server: Server;
+
+  before(async () => {
+    const url = new URL((await testDatabaseUrl())!);
+    const imported = await runCli(['import', 'catalog', fixturePath('catalog.json'), '--database-url', url.toString()]);
+    assert.equal(imported.code, 0, imported.stderr);
+    proxy = new Proxy({ host: url.hostname, port: Number(url.port || 5432) });
+    url.host = `127.0.0.1:${await proxy.listen()}`;
+    server = await serverOn({ 'database-url': url.toString() });
+  });
+
+  after(async () => {
+    proxy.set('pass');
+    await server?.close();
+    await proxy?.close();
+  });
+
+  /** A request that needs PostgreSQL (a grouping is paged in SQL; brands are listed in SQL). */
+  const needsPostgres = ['/v1/foods?grouping=brand&grouping-limit=1', `/v1/brands?classifications=Cheese`];
+
+  for (const mode of ['cut', 'hang'] as const) {
+    it(`answers 503 with Retry-After within 5 s, searches from memory, and recovers by itself (${mode})`, async () => {
+      // Seen once while PostgreSQL answers: their rows are then held with the version.
+      assert.equal((await server.fetch('/v1/foods?query=cheese&limit=5')).status, 200);
+      const soapSearch = envelope('foodSearch', { devkey: TEST_TOKEN, terms: 'cheddar' });
+      const searched = await soap(server, soapSearch);
+      assert.equal(searched.status, 200);
+      assert.equal((await server.fetch(`/v1/foods/${IDS.brie}`)).status, 200);
+
+      proxy.set(mode);
+      for (const path of needsPostgres) {
+        const started = Date.now();
+        const response = await server.fetch(path);
+        const took = Date.now() - started;
+        const body = await response.text();
+        assert.equal(response.status, 503, `${path}: ${body}`);
+        assert.ok(took < 5000, `${path} took ${took} ms`);
+        assert.ok(Number(response.headers.get('retry-after')) > 0, path);
+        const parsed = JSON.parse(body) as { code: number; message: string; details: string };
+        assert.equal(parsed.code, 503);
+        assert.equal(parsed.message, 'Service Unavailable');
+      }
+      assert.notEqual((await server.fetch('/readyz')).status, 200);
+      // The same foods another way: the search and the rows come from memory.
+      const fromMemory = await server.fetch('/v1/foods?query=cheese&limit=5&fields=name,brand/name');
+      assert.equal(fromMemory.status, 200, await fromMemory.clone().text());
+      assert.equal((await server.fetch(`/v1/foods/${IDS.brie}?fields=name`)).status, 200);
+      assert.deepEqual(await soap(server, soapSearch), searched);
+
+      proxy.set('pass');
+      const until = Date.now() + 10_000;
+      let status = 0;
+      while (Date.now() < until) {
+        status = (await server.fetch(needsPostgres[0]!)).status;
+        if (status === 200) break;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      assert.equal(status, 200, 'no recovery within 10 s of PostgreSQL answering again');
+      assert.equal((await server.fetch('/readyz')).status, 200);
+    });
+  }
 });
 
 describe('which store the configuration names (a flag beats the environment)', () => {

@@ -24,6 +24,7 @@ import type { Synonyms } from '../../search/synonyms.js';
 import { describeDatabase, isUnavailable, openPool, unavailableOr } from './connection.js';
 import { CatalogFollower } from './follow.js';
 import { numbered, PostgresDialect } from './queries.js';
+import { groupedPage, type Groups } from './grouping.js';
 import { FoodRowCache, READ_TYPES } from './records.js';
 import { catalogVersionOf, META_TABLE, migrate } from './schema.js';
 import { readSearchSource } from './search-store.js';
@@ -41,8 +42,8 @@ import { beginPostgresImport } from './writer.js';
 
 /** Food rows held per version (~1 KB each): by-id answers and repeated pages without a round trip. */
 const FOOD_ROWS_CACHED = 20_000;
-/** Classification and barcode lookups held per version, for the in-memory filters. */
-const LOOKUPS_CACHED = 256;
+/** Rids of classification and barcode lookups held per version, for the in-memory filters (4 bytes each). */
+const LOOKUP_RIDS_CACHED = 2_000_000;
 
 type RecordKind = 'brands' | 'categories' | 'tags';
 
@@ -59,7 +60,12 @@ interface Version {
   readonly records: Map<RecordKind, SearchEngine>;
   readonly rows: FoodRowCache;
   /** Food rids by classification or barcode list (the filters the engine tests in memory). */
-  readonly lookups: Map<string, readonly number[]>;
+  readonly lookups: Map<string, Uint32Array>;
+  lookupRids: number;
+  /** Brand rids in (name_key, id) order: the groups of grouping=brand. */
+  readonly brandOrder: Uint32Array;
+  /** The groups of grouping=classification, read on first use. */
+  classifications?: Promise<Groups>;
   readonly lastImportSeconds?: number;
 }
 
@@ -175,7 +181,7 @@ export class PostgresCatalogStore implements CatalogStore {
     const dialect = new PostgresDialect(schema);
     const t = (name: string): string => dialect.table(name);
     const [brands, categories, tags, closureRows, blobRows] = await Promise.all([
-      this.query<BrandRow & { rid: number; name_key: string }>(`SELECT rid, id, name, name_key, region, updated_at FROM ${t('brands')}`),
+      this.query<BrandRow & { rid: number; name_key: string }>(`SELECT rid, id, name, name_key, region, updated_at FROM ${t('brands')} ORDER BY name_key, id`),
       this.query<CategoryRow & { rid: number; name_key: string }>(
         `SELECT rid, id, name, name_key, region, parent_id, is_leaf, hierarchy, updated_at FROM ${t('categories')}`),
       this.query<TagRow & { rid: number }>(`SELECT rid, id, name, name_key, updated_at FROM ${t('tags')} ORDER BY name_key, id`),
@@ -207,6 +213,8 @@ export class PostgresCatalogStore implements CatalogStore {
       records: new Map(),
       rows: new FoodRowCache(FOOD_ROWS_CACHED),
       lookups: new Map(),
+      lookupRids: 0,
+      brandOrder: Uint32Array.from(brands, (b) => b.rid),
       ...(lastImportSeconds !== undefined ? { lastImportSeconds } : {}),
     };
   }
@@ -299,13 +307,18 @@ export class PostgresCatalogStore implements CatalogStore {
   }
 
   /** Food rids a lookup of the version's tables gives, held for the next request that asks the same. */
-  private async lookup(v: Version, key: string, sql: string, values: readonly string[]): Promise<readonly number[]> {
+  private async lookup(v: Version, key: string, sql: string, values: readonly string[]): Promise<Uint32Array> {
     const cacheKey = `${key}:${JSON.stringify(values)}`;
     let rids = v.lookups.get(cacheKey);
     if (rids === undefined) {
-      rids = (await this.query<{ rid: number }>(sql, [values])).map((r) => r.rid);
-      if (v.lookups.size >= LOOKUPS_CACHED) v.lookups.delete(v.lookups.keys().next().value!);
+      rids = Uint32Array.from(await this.query<{ rid: number }>(sql, [values]), (r) => r.rid);
+      for (const [oldest, held] of v.lookups) {
+        if (v.lookupRids + rids.length <= LOOKUP_RIDS_CACHED) break;
+        v.lookups.delete(oldest);
+        v.lookupRids -= held.length;
+      }
       v.lookups.set(cacheKey, rids);
+      v.lookupRids += rids.length;
     }
     return rids;
   }
@@ -320,10 +333,10 @@ export class PostgresCatalogStore implements CatalogStore {
     const classifications = q.classifications
       ? await this.lookup(v, 'classification', `SELECT rid FROM ${t('foods')} WHERE classification_key = ANY($1::text[])`,
         q.classifications.values.map((c) => c.toLowerCase()))
-      : [];
+      : new Uint32Array(0);
     const upcs = q.upcs
       ? await this.lookup(v, 'upc', `SELECT DISTINCT food_rid AS rid FROM ${t('food_upcs')} WHERE upc_key = ANY($1::text[])`, q.upcs)
-      : [];
+      : new Uint32Array(0);
     const places = new Map<string, number>();
     if (q.match?.type === 'prefix') {
       const key = fold(q.match.query);
@@ -353,12 +366,68 @@ export class PostgresCatalogStore implements CatalogStore {
   private async foodPage(q: FoodQuery): Promise<FoodRowsPage> {
     const v = await this.ready();
     // A barcode lookup without a query names a handful of foods through its index: the general query starts from them.
-    const answer = q.upcs && !q.match ? undefined : v.engine.foods(q, await this.lookups(v, q));
+    const lookups = q.upcs && !q.match ? undefined : await this.lookups(v, q);
+    const answer = lookups === undefined ? undefined : v.engine.foods(q, lookups);
     const corrections = answer?.corrections ?? [];
-    const { rids, total } = answer === undefined
-      ? await this.generalPage(v, q)
-      : 'ranked' in answer ? await this.generalPage(v, q, answer.ranked) : answer;
-    return { dictionary: v.dictionary, total, rows: await this.rowsOf(v, rids), corrections };
+    let page: { rids: readonly number[]; total: number };
+    if (answer !== undefined && !('ranked' in answer)) page = answer;
+    else if (lookups !== undefined && q.grouping !== undefined && q.match?.type !== 'prefix') {
+      page = await this.groupedInMemory(v, { ...q, grouping: q.grouping }, lookups, answer?.ranked);
+    } else {
+      page = await this.generalPage(v, q, answer?.ranked);
+    }
+    return { dictionary: v.dictionary, total: page.total, rows: await this.rowsOf(v, page.rids), corrections };
+  }
+
+  /**
+   * A grouped list without a query or with an fts one, from memory (grouping.ts): the matches
+   * in food order are the places in name order that pass the filters, or the engine's ranked
+   * matches.
+   */
+  private async groupedInMemory(
+    v: Version, q: FoodQuery & { readonly grouping: NonNullable<FoodQuery['grouping']> }, lookups: StoreLookups, ranked: readonly number[] | undefined,
+  ): Promise<{ rids: number[]; total: number }> {
+    const groups = q.grouping.by === 'brand'
+      ? { of: v.engine.index.facts.brand, inNameOrder: v.brandOrder, size: v.dictionary.limits.brand }
+      : await this.classificationGroups(v);
+    const descending = q.order.direction === 'desc';
+    let foods: (visit: (rid: number) => void) => void;
+    if (ranked === undefined) {
+      const { byPlace } = v.engine.index.names();
+      const accept = v.engine.test(q, lookups);
+      foods = (visit) => {
+        const n = byPlace.length;
+        for (let i = 0; i < n; i++) {
+          const rid = byPlace[descending ? n - 1 - i : i]!;
+          if (accept === undefined || accept(rid)) visit(rid);
+        }
+      };
+    } else {
+      const place = v.engine.index.place;
+      const order = q.order.field === 'name' ? [...ranked].sort((a, b) => place[a]! - place[b]!) : [...ranked];
+      if (descending) order.reverse();
+      foods = (visit) => order.forEach((rid) => visit(rid));
+    }
+    return groupedPage(q, foods, groups, ranked !== undefined);
+  }
+
+  /** Each food's classification as a group number in (folded, raw) order: read once per version, on first use. */
+  private classificationGroups(v: Version): Promise<Groups> {
+    v.classifications ??= (async () => {
+      const rows = await this.query<{ rid: number; g: number }>(`SELECT rid,
+        (dense_rank() OVER (ORDER BY classification_fold, classification))::int - 1 AS g FROM ${v.dialect.table('foods')}`);
+      const of = new Uint32Array(v.engine.index.place.length);
+      let size = 0;
+      for (const { rid, g } of rows) {
+        of[rid] = g;
+        if (g >= size) size = g + 1;
+      }
+      return { of, inNameOrder: Uint32Array.from({ length: size }, (_, i) => i), size };
+    })();
+    v.classifications.catch(() => {
+      v.classifications = undefined;
+    });
+    return v.classifications;
   }
 
   async foods(query: FoodQuery): Promise<Page<FoodHit>> {
