@@ -48,7 +48,7 @@ const chance = (p: number): boolean => rnd() < p;
 const some = <T>(list: readonly T[], max: number): T[] => Array.from({ length: 1 + Math.floor(rnd() * max) }, () => pick(list));
 
 const WORDS = ['apple', 'äpfel', 'APPLE', 'cheese', 'cheeses', 'chedar', 'milk', 'bread', 'rye', 'oat', 'oats', 'creme', 'crème', 'brûlée',
-  'raw', 'cooked', 'salt', 'zebra', 'nut', 'nuts', 'ch', 'br', 'a', 'xyzzy', 'top', 'leaf', 'tag', 'co', 'farms', '"', '-', ''];
+  'raw', 'cooked', 'salt', 'zebra', 'nut', 'nuts', 'ch', 'br', 'a', 'xyzzy', 'top', 'leaf', 'tag', 'co', 'farms', '"', '-', '', '\u0000', 'cheese*', '🧀'];
 const FOOD_FIELDS = ['foodId', 'revisionId', 'region', 'brand', 'brand(name)', 'category', 'category(hierarchy)', 'tags', 'tags(name)', 'name',
   'otherNames', 'description', 'note', 'classification', 'mass', 'volume', 'servings', 'servings(name,scale)', 'defaultServing', 'upcs',
   'nutrients', 'nutrients(energy,fat)', '$summary', '$detailed', 'nope'];
