@@ -485,6 +485,9 @@ export class PostgresImport implements ImportTransaction {
     await this.endCopy();
     const problems: string[] = [];
     const skip = this.replace ? this.deleteUnseen() : [];
+    // Nothing added, changed or removed: version N stays as it is (commit rolls N+1 back), and its
+    // rows, which passed these checks when they were written, need not be copied to be checked again.
+    if (this.changedFoods + this.changedBrands.size + this.changedCategories.size + this.changedTags.size === 0 && !this.treeChanged) return [];
     for (const food of this.oldFoods.values()) if (food.fate === 2) skip.push(food.rid);
     const kept = await this.carryOverFoods(skip);
     await this.copyIn('food_tags', 'tag_id, food_rid', this.foodTagLines.drain());
