@@ -3,7 +3,7 @@ import type { Brand, Category, Food, Tag } from '../../domain/records.js';
 import { isUuid, normaliseId } from '../../domain/ids.js';
 import { fold } from '../../domain/text.js';
 import type {
-  BrandQuery, CatalogHealth, CatalogState, CatalogStore, CategoryQuery, FoodHit, FoodQuery, ImportTransaction, NameSearchHit, Page,
+  BrandQuery, CatalogHealth, CatalogState, CatalogStore, CategoryQuery, FoodFilters, FoodHit, FoodQuery, ImportTransaction, NameSearchHit, Page,
   Stamped, TagQuery, TextMatch,
 } from '../catalog-store.js';
 import { CatalogDictionary } from '../dictionary.js';
@@ -328,7 +328,7 @@ export class PostgresCatalogStore implements CatalogStore {
    * for this query only: the foods of its classifications and barcodes, and the places in name
    * order where its prefix's run begins and ends.
    */
-  private async lookups(v: Version, q: FoodQuery): Promise<StoreLookups> {
+  private async lookups(v: Version, q: FoodFilters & { readonly match?: TextMatch }): Promise<StoreLookups> {
     const t = (name: string): string => v.dialect.table(name);
     const classifications = q.classifications
       ? await this.lookup(v, 'classification', `SELECT rid FROM ${t('foods')} WHERE classification_key = ANY($1::text[])`,
@@ -474,24 +474,58 @@ export class PostgresCatalogStore implements CatalogStore {
     return { total, rows };
   }
 
+  /**
+   * The rids of the records (brands, categories or tags) of the foods that pass filters most
+   * foods pass, from memory: every food's records are in the search data, and such filters
+   * are met by a record's first foods (the pass ends when every record was seen). In SQL
+   * PostgreSQL joins the foods whole for them (~0.3 s at 1,000,000 foods). Undefined for
+   * selective filters, which SQL answers through the indexes.
+   */
+  private async recordsOfFoods(v: Version, kind: RecordKind, filters: FoodFilters): Promise<number[] | undefined> {
+    if (!lists.hasFoodFilter(filters) || !lists.broadFoodFilter(filters)) return undefined;
+    const accept = v.engine.test(filters, await this.lookups(v, filters));
+    const { facts } = v.engine.index;
+    const limit = kind === 'brands' ? v.dictionary.limits.brand : kind === 'categories' ? v.dictionary.limits.category : v.dictionary.limits.tag;
+    const seen = new Uint8Array(limit);
+    const found: number[] = [];
+    const records = v.names[kind].length;
+    const mark = (rid: number): void => {
+      if (seen[rid] === 0) {
+        seen[rid] = 1;
+        found.push(rid);
+      }
+    };
+    for (let rid = 0; rid < facts.region.length && found.length < records; rid++) {
+      // Region 0: no food has this rid.
+      if (facts.region[rid] === 0 || (accept !== undefined && !accept(rid))) continue;
+      if (kind === 'brands') mark(facts.brand[rid]!);
+      else if (kind === 'categories') mark(facts.category[rid]!);
+      else for (let i = facts.tagStart[rid]!; i < facts.tagStart[rid + 1]!; i++) mark(facts.tagRids[i]!);
+    }
+    return found;
+  }
+
   async brands(query: BrandQuery): Promise<Page<Brand>> {
     const v = await this.ready();
     const matched = this.matchedRecords(v, 'brands', query.match);
-    const { total, rows } = await this.recordPage<BrandRow>(lists.brandsQuery(v.dialect, query, matched.rids));
+    const ofFoods = await this.recordsOfFoods(v, 'brands', lists.brandFoodFilters(query));
+    const { total, rows } = await this.recordPage<BrandRow>(lists.brandsQuery(v.dialect, query, matched.rids, ofFoods));
     return withCorrections({ total, items: rows.map(brandRowToBrand) }, matched.corrections());
   }
 
   async categories(query: CategoryQuery): Promise<Page<Category>> {
     const v = await this.ready();
     const matched = this.matchedRecords(v, 'categories', query.match);
-    const { total, rows } = await this.recordPage<CategoryRow>(lists.categoriesQuery(v.dialect, query, matched.rids));
+    const ofFoods = await this.recordsOfFoods(v, 'categories', lists.categoryFoodFilters(query));
+    const { total, rows } = await this.recordPage<CategoryRow>(lists.categoriesQuery(v.dialect, query, matched.rids, ofFoods));
     return withCorrections({ total, items: rows.map(categoryRowToCategory) }, matched.corrections());
   }
 
   async tags(query: TagQuery): Promise<Page<Tag>> {
     const v = await this.ready();
     const matched = this.matchedRecords(v, 'tags', query.match);
-    const { total, rows } = await this.recordPage<TagRow>(lists.tagsQuery(v.dialect, query, matched.rids));
+    const ofFoods = await this.recordsOfFoods(v, 'tags', lists.tagFoodFilters(query));
+    const { total, rows } = await this.recordPage<TagRow>(lists.tagsQuery(v.dialect, query, matched.rids, ofFoods));
     return withCorrections({ total, items: rows.map(tagRowToTag) }, matched.corrections());
   }
 
