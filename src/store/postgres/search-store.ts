@@ -52,6 +52,95 @@ export async function readSearchSource(client: pg.ClientBase, schema: string): P
   return { ridLimit, foods: () => foods, nameOrder: () => nameOrder, brands: () => brands, tagFoods: () => tagFoods };
 }
 
+/**
+ * Orders strings as PostgreSQL's COLLATE "C" and SQLite's BINARY do: by UTF-8 bytes, that is by
+ * code point. JavaScript's `<` compares UTF-16 units, which puts U+10000 and above (surrogates,
+ * 0xD800–0xDFFF) before U+E000–U+FFFF.
+ */
+export function compareCodePoints(a: string, b: string): number {
+  if (a === b) return 0;
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  if (i === n) return a.length - b.length;
+  let x = a.charCodeAt(i);
+  let y = b.charCodeAt(i);
+  if (x >= 0xd800 && y >= 0xd800) {
+    // Surrogates after everything else of the basic plane.
+    x = x < 0xe000 ? x + 0x2000 : x;
+    y = y < 0xe000 ? y + 0x2000 : y;
+  }
+  return x - y;
+}
+
+/** A food as an import holds it for the search data: the foods columns the builder reads, by id. */
+export interface ImportedFood {
+  readonly rid: number;
+  readonly id: string;
+  readonly name: string;
+  readonly classification: string;
+  readonly otherNames: string;
+  readonly description: string;
+  readonly servings: number;
+  readonly region: string;
+  readonly brandId: string;
+  readonly categoryId: string;
+  readonly tags: readonly string[];
+}
+
+/**
+ * The builder's source from what an import holds in memory, the same rows readSearchSource would
+ * read back from the version it wrote: no round trip through PostgreSQL, and the build can run
+ * while the server builds the version's indexes. `foods` in any order, each rid once.
+ */
+export function importedSearchSource(
+  foods: readonly ImportedFood[],
+  brands: Iterable<{ readonly rid: number; readonly id: string; readonly name_key: string }>,
+  categoryRid: (id: string) => number | undefined,
+  tags: Iterable<{ readonly rid: number; readonly id: string }>,
+): SearchSource {
+  const generic = new Set<string>(Object.values(GENERIC_BRAND_IDS));
+  const brandList = [...brands];
+  const brandRid = new Map(brandList.map((b) => [b.id, b.rid]));
+  let ridLimit = 0;
+  for (const food of foods) if (food.rid >= ridLimit) ridLimit = food.rid + 1;
+  const byRid: (ImportedFood | undefined)[] = new Array<ImportedFood | undefined>(ridLimit).fill(undefined);
+  for (const food of foods) byRid[food.rid] = food;
+  return {
+    ridLimit,
+    *foods(): Iterable<SearchFoodRow> {
+      for (const f of byRid) {
+        if (f === undefined) continue;
+        yield {
+          rid: f.rid, name: f.name, classification: f.classification, otherNames: f.otherNames, description: f.description,
+          servings: f.servings, region: f.region, brand: brandRid.get(f.brandId) ?? 0, category: categoryRid(f.categoryId) ?? 0,
+        };
+      }
+    },
+    nameOrder: () => [...foods].sort((a, b) => compareCodePoints(a.name, b.name) || compareCodePoints(a.id, b.id)).map((f) => f.rid),
+    brands: () => brandList.map((b) => ({ rid: b.rid, name: b.name_key, generic: generic.has(b.id) })),
+    *tagFoods() {
+      const foodsOf = new Map<string, number[]>();
+      for (const f of byRid) {
+        if (f === undefined) continue;
+        for (const tag of f.tags) {
+          let list = foodsOf.get(tag);
+          if (!list) foodsOf.set(tag, (list = []));
+          list.push(f.rid);
+        }
+      }
+      for (const tag of [...tags].sort((a, b) => compareCodePoints(a.id, b.id))) yield { tag: tag.rid, foods: foodsOf.get(tag.id) ?? [] };
+    },
+  };
+}
+
+/** The blobs of the search data built from `source`, in the order the builder wrote them. */
+export function buildSearchBlobs(source: SearchSource): [string, Uint8Array][] {
+  const blobs: [string, Uint8Array][] = [];
+  buildSearchData(source, { put: (name, value) => blobs.push([name, value.slice()]) });
+  return blobs;
+}
+
 /** Rows per INSERT of blobs: few round trips, no statement of more than a few MiB. */
 const BLOB_BATCH_BYTES = 8 * 1024 * 1024;
 
@@ -75,13 +164,10 @@ export async function writeSearchBlobs(client: pg.ClientBase, schema: string, bl
 }
 
 /** Rebuilds the search data of the catalogue in `schema` (its search_blobs replaced whole), inside the caller's transaction. */
-export async function rebuildSearchData(client: pg.ClientBase, schema: string): Promise<{ words: number }> {
-  const source = await readSearchSource(client, schema);
-  const blobs: [string, Uint8Array][] = [];
-  const built = buildSearchData(source, { put: (name, value) => blobs.push([name, value.slice()]) });
+export async function rebuildSearchData(client: pg.ClientBase, schema: string): Promise<void> {
+  const blobs = buildSearchBlobs(await readSearchSource(client, schema));
   await client.query(`DELETE FROM ${schema}.search_blobs`);
   await writeSearchBlobs(client, schema, blobs);
-  return { words: built.words };
 }
 
 /** Every search blob of the version in `schema`, in memory: the engine reads them synchronously. */

@@ -11,9 +11,10 @@ import {
   GENERIC_IDS, PROBLEM_SAMPLE, brandProblem, categoryTree, foodCheckCondition, foodProblems, foodReferenceProblem, listProblems,
   type FoodCheckRow,
 } from '../import-rules.js';
+import { unavailableOr } from './connection.js';
 import { copyLines, copyRow, parseField } from './copy-text.js';
 import { CATALOG_CHANNEL, CATALOG_SCHEMA_PREFIX, IMPORT_LOCK, catalogIndexStatements, catalogSchemaName, catalogTablesDdl, catalogVersionOf, migrate, readMeta, setMeta } from './schema.js';
-import { rebuildSearchData } from './search-store.js';
+import { buildSearchBlobs, importedSearchSource, writeSearchBlobs, type ImportedFood } from './search-store.js';
 
 /**
  * One import into PostgreSQL, with the SQLite writer's rules and outcomes (sqlite/writer.ts,
@@ -38,13 +39,17 @@ interface TagRow { rid: number; id: string; name: string; name_key: string; upda
 
 /** A food of version N: `fate` 0 not listed (yet), 1 listed unchanged, 2 written again by this import. */
 interface OldFood { readonly rid: number; readonly revision: string; readonly hash: string; fate: 0 | 1 | 2 }
-interface WrittenFood { readonly rid: number; readonly revision: string; readonly hash: string }
+/** A food this import wrote: what the next record of it is compared with, and its search data's row. */
+interface WrittenFood extends ImportedFood { readonly revision: string; readonly hash: string }
 
 /** A food written twice by one import: its first rows are already streamed, these replace them. */
 interface Rewrite { food: string; tags: string; upcs: string }
 
 const FOOD_COLUMNS = 'rid, id, revision_id, content_hash, region, brand_id, category_id, name, name_key, classification, classification_key, ' +
   'classification_fold, other_names_fold, description_fold, servings, tag_ids, body, updated_at';
+
+/** maintenance_work_mem while the new version's indexes are built. */
+const INDEX_BUILD_MEMORY = '256MB';
 
 /** COPY data is handed to the socket in pieces of about this many characters. */
 const COPY_CHUNK = 256 * 1024;
@@ -73,9 +78,29 @@ export interface PostgresImportOptions {
 
 /**
  * Starts an import on a connection of its own, made like the pool's but without the pool's
- * statement bounds: its COPY and index builds run for longer than a request may.
+ * statement bounds: its COPY and index builds run for longer than a request may. A server that
+ * goes away meanwhile fails the import with a StoreUnavailable naming it (never the password).
  */
 export async function beginPostgresImport(pool: pg.Pool, options: PostgresImportOptions): Promise<ImportTransaction> {
+  const where = pool.options.connectionString ?? '';
+  // Also what a method throws before it returns its promise (put, once the COPY has failed).
+  const named = async <T>(run: () => Promise<T>): Promise<T> => {
+    try {
+      return await run();
+    } catch (err) {
+      throw unavailableOr(err, where) as Error;
+    }
+  };
+  const transaction = await named(() => openImport(pool, options));
+  return {
+    put: (record) => named(() => transaction.put(record)),
+    check: () => named(() => transaction.check()),
+    commit: () => named(() => transaction.commit()),
+    rollback: () => named(() => transaction.rollback()),
+  };
+}
+
+async function openImport(pool: pg.Pool, options: PostgresImportOptions): Promise<PostgresImport> {
   await migrate(pool);
   const { statement_timeout: _s, query_timeout: _q, ...config } = pool.options;
   void _s;
@@ -147,6 +172,8 @@ export class PostgresImport implements ImportTransaction {
     await db.query('BEGIN');
     // A second import waits here for the first to end, then builds on the version it left.
     await db.query('SELECT pg_advisory_xact_lock($1)', [IMPORT_LOCK]);
+    // The indexes of a million foods sort in memory rather than in temp files.
+    await db.query(`SET LOCAL maintenance_work_mem = '${INDEX_BUILD_MEMORY}'`);
     const meta = await readMeta(db);
     this.oldSchema = meta.get('catalog_schema') ?? '';
     const oldVersion = catalogVersionOf(this.oldSchema);
@@ -288,7 +315,11 @@ export class PostgresImport implements ImportTransaction {
       rid = ++this.maxFoodRid;
       this.addedFoods++;
     }
-    this.written.set(food.foodId, { rid, revision: food.revisionId, hash: food.contentHash });
+    this.written.set(food.foodId, {
+      rid, revision: food.revisionId, hash: food.contentHash, id: food.foodId, name: food.nameKey, classification: food.classificationFold,
+      otherNames: food.otherNamesFold, description: food.descriptionFold, servings: food.servings, region: food.region,
+      brandId: food.brand, categoryId: food.category, tags: [...new Set(food.tags)],
+    });
     this.writtenRevisions.set(food.revisionId, food.foodId);
     this.foodSources.set(food.foodId, source);
 
@@ -407,9 +438,12 @@ export class PostgresImport implements ImportTransaction {
     return gone;
   }
 
-  /** The foods of version N this import leaves as they are, with their tags and barcodes, into N+1. */
-  private async carryOverFoods(skip: readonly number[]): Promise<void> {
-    if (this.oldFoods.size === skip.length) return;
+  /**
+   * The foods of version N this import leaves as they are, with their tags and barcodes, into
+   * N+1; returns them as the search data reads them.
+   */
+  private async carryOverFoods(skip: readonly number[]): Promise<ImportedFood[]> {
+    if (this.oldFoods.size === skip.length) return [];
     const db = this.client;
     const [from, to] = [this.oldSchema, this.newSchema];
     let where = '';
@@ -431,6 +465,17 @@ export class PostgresImport implements ImportTransaction {
     await db.query(`INSERT INTO ${to}.foods SELECT * FROM ${from}.foods o ${where.replace('%', 'o.rid')}`);
     await db.query(`INSERT INTO ${to}.food_tags SELECT * FROM ${from}.food_tags o ${where.replace('%', 'o.food_rid')}`);
     await db.query(`INSERT INTO ${to}.food_upcs SELECT * FROM ${from}.food_upcs o ${where.replace('%', 'o.food_rid')}`);
+    const kept: ImportedFood[] = [];
+    const rows = db.query(copyTo(`COPY (SELECT rid, id, name_key, classification_fold, other_names_fold, description_fold, servings, region,
+      brand_id, category_id, tag_ids FROM ${from}.foods o ${where.replace('%', 'o.rid')}) TO STDOUT`));
+    for await (const f of copyLines(rows)) {
+      kept.push({
+        rid: Number(f[0]), id: parseField(f[1]!)!, name: parseField(f[2]!)!, classification: parseField(f[3]!)!, otherNames: parseField(f[4]!)!,
+        description: parseField(f[5]!)!, servings: Number(f[6]), region: parseField(f[7]!)!, brandId: parseField(f[8]!)!,
+        categoryId: parseField(f[9]!)!, tags: [...new Set(JSON.parse(parseField(f[10]!)!) as string[])],
+      });
+    }
+    return kept;
   }
 
   async check(): Promise<readonly string[]> {
@@ -441,7 +486,7 @@ export class PostgresImport implements ImportTransaction {
     const problems: string[] = [];
     const skip = this.replace ? this.deleteUnseen() : [];
     for (const food of this.oldFoods.values()) if (food.fate === 2) skip.push(food.rid);
-    await this.carryOverFoods(skip);
+    const kept = await this.carryOverFoods(skip);
     await this.copyIn('food_tags', 'tag_id, food_rid', this.foodTagLines.drain());
     await this.copyIn('food_upcs', 'upc_key, food_rid', this.foodUpcLines.drain());
     if (this.rewrites.size > 0) {
@@ -472,7 +517,16 @@ export class PostgresImport implements ImportTransaction {
       }
     }
     await this.writeRecords(closure);
-    for (const statement of catalogIndexStatements(to)) await db.query(statement);
+    // One simple query of every index statement: the server builds them while this thread builds
+    // the search data (synchronous; each statement sent on its own would wait for the thread).
+    const indexing = db.query(catalogIndexStatements(to).join(';\n'));
+    indexing.catch(() => undefined);
+    // Only a food's updated_at can move after this (propagateChanges), which the search data has not.
+    const searchBlobs = this.changedFoods + this.changedBrands.size + this.changedCategories.size + this.changedTags.size > 0
+      ? buildSearchBlobs(importedSearchSource([...kept, ...this.written.values()], this.brands.values(),
+        (id) => this.categories.get(id)?.rid, this.tags.values()))
+      : [];
+    await indexing;
 
     const at = (id: string): string => this.sourceOf('food', id);
     const everything = this.replace || this.changedBrands.size > 0 || this.changedCategories.size > 0 || this.changedTags.size > 0;
@@ -484,7 +538,7 @@ export class PostgresImport implements ImportTransaction {
         JOIN ${to}.foods f ON f.rid = x.food_rid ORDER BY x.food_rid, x.tag_id LIMIT ${PROBLEM_SAMPLE + 1}`);
       listProblems(rows.rows, problems, (r) => `food ${r.id}${at(r.id)}: tag ${r.tag_id} does not exist`);
     }
-    if (problems.length === 0) await this.propagateChanges();
+    if (problems.length === 0) await this.propagateChanges(searchBlobs);
     return problems;
   }
 
@@ -520,7 +574,7 @@ export class PostgresImport implements ImportTransaction {
   }
 
   /** Foods show their brand, category path and tags: when those change, so do the foods. Then the search data and the switch. */
-  private async propagateChanges(): Promise<void> {
+  private async propagateChanges(searchBlobs: readonly [string, Uint8Array][]): Promise<void> {
     const db = this.client;
     const s = this.newSchema;
     const references = this.changedBrands.size + this.changedCategories.size + this.changedTags.size;
@@ -534,7 +588,7 @@ export class PostgresImport implements ImportTransaction {
       this.changedFoods += touched.rowCount ?? 0;
     }
     if (this.changedFoods + references === 0) return;
-    await rebuildSearchData(db, s);
+    await writeSearchBlobs(db, s, searchBlobs);
     for (const table of ['brands', 'categories', 'category_closure', 'tags', 'foods', 'food_tags', 'food_upcs']) await db.query(`ANALYZE ${s}.${table}`);
     await setMeta(db, 'catalog_schema', s);
     await setMeta(db, 'catalog_version', String(this.newVersion));
