@@ -11,6 +11,8 @@ import { runCli, type CliResult } from '../helpers/cli.js';
 import { catalogJsonl, fixtureCatalog, IDS, u, type FixtureCatalog } from '../helpers/fixture-catalog.js';
 import { CLI, ROOT, fixturePath, tempDir } from '../helpers/paths.js';
 import { NO_POSTGRES, dropTestDatabase, testDatabaseUrl } from '../helpers/postgres.js';
+import { TEST_TOKEN, basic, spawnServe } from '../helpers/server.js';
+import { postgresStore } from '../helpers/stores.js';
 
 /**
  * `foodlookup import --database-url` on a real PostgreSQL, each import run beside the same
@@ -250,34 +252,57 @@ describe('import --database-url: concurrency and a killed import', () => {
     }
   });
 
-  test('kill -9 in the middle of the foods COPY leaves the old version as it was, and the next import works', async (t) => {
+  /** The 60,000-food catalogue the interrupted imports read (brands, categories and tags first). */
+  let big = '';
+  before(async () => {
+    big = join(dir, 'big.jsonl');
+    const out = createWriteStream(big);
+    await generate({ foods: 60_000, seed: 7, out });
+    await new Promise<void>((resolve) => out.end(resolve));
+  });
+
+  /**
+   * `import catalog big.jsonl --database-url url`, with `act` run once when 30,000 records are
+   * read: the file starts with 23,140 brands, categories and tags, so ~6,900 foods are put by
+   * then and the COPY into the new version has been under way for a while. Ends with the exit.
+   */
+  async function interruptedImport(url: string, act: (child: ReturnType<typeof spawn>) => Promise<void>): Promise<{ code: number | null; stderr: string }> {
+    const child = spawn(process.execPath, [CLI, 'import', 'catalog', big, '--database-url', url], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    let acted: Promise<void> | undefined;
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      const counts = [...stderr.matchAll(/progress: ([\d,]+) records/g)].map((m) => Number(m[1]!.replace(/,/g, '')));
+      if (!acted && counts.some((n) => n >= 30_000)) acted = act(child);
+    });
+    const code = await exited;
+    assert.ok(acted, `the import ended (${code}) before 30,000 records: ${stderr}`);
+    await acted;
+    return { code, stderr };
+  }
+
+  test('kill -9 in the middle of the foods COPY leaves the old version as it was and answering, and the next import works', async (t) => {
     const fresh = await testDatabaseUrl();
     if (!fresh) return t.skip(NO_POSTGRES);
+    const serving: { stop(): Promise<number | null> }[] = [];
     try {
       assert.equal((await runCli(['import', 'catalog', fixturePath('catalog.json'), '--database-url', fresh])).code, 0);
       const before = await postgresSnapshot(fresh);
-      const big = join(dir, 'big.jsonl');
-      const out = createWriteStream(big);
-      await generate({ foods: 60_000, seed: 7, out });
-      await new Promise<void>((resolve) => out.end(resolve));
-
-      const child = spawn(process.execPath, [CLI, 'import', 'catalog', big, '--database-url', fresh], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
-      let stderr = '';
-      // Killed once foods stream: the file starts with 23,140 brands, categories and tags, so at 30,000
-      // records read ~6,900 foods are put, and the COPY into the new version has been under way for a while.
-      const killedAt = await new Promise<string>((resolve, reject) => {
-        child.stderr.on('data', (d: Buffer) => {
-          stderr += d.toString();
-          const counts = [...stderr.matchAll(/progress: ([\d,]+) records/g)].map((m) => Number(m[1]!.replace(/,/g, '')));
-          if (counts.some((n) => n >= 30_000) && child.exitCode === null) {
-            child.kill('SIGKILL');
-            resolve(String(Math.max(...counts)));
-          }
-        });
-        child.on('exit', (code) => reject(new Error(`the import ended (${code}) before it could be killed: ${stderr}`)));
+      const server = await spawnServe(postgresStore(fresh));
+      serving.push(server);
+      const food = async (): Promise<{ status: number; name: unknown }> => {
+        const response = await fetch(`${server.url}/v1/foods/${IDS.sharp}`, { headers: { authorization: basic(TEST_TOKEN) } });
+        return { status: response.status, name: ((await response.json()) as { food?: { name?: unknown } }).food?.name };
+      };
+      const answer = await food();
+      assert.deepEqual(answer, { status: 200, name: 'Cheddar cheese, sharp' });
+      const killed = await interruptedImport(fresh, async (child) => {
+        // A replica answers while the import streams its foods…
+        assert.deepEqual(await food(), answer);
+        child.kill('SIGKILL');
       });
-      await new Promise((resolve) => child.once('exit', resolve));
-      assert.ok(Number(killedAt) >= 30_000);
+      assert.equal(killed.code, null, 'killed by the signal');
       // The server notices the dead connection and rolls its transaction back.
       for (let i = 0; i < 50; i++) {
         const open = await withClient(fresh, async (c) => (await c.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'foodlookup import'")).rows[0] as { n: number });
@@ -285,9 +310,32 @@ describe('import --database-url: concurrency and a killed import', () => {
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       assert.equal(await postgresSnapshot(fresh), before, 'the killed import left nothing');
+      // …and after it was killed.
+      assert.deepEqual(await food(), answer);
       const next = await runCli(['import', 'catalog', writeJsonl('after-kill.jsonl', fixtureCatalog(), []), '--database-url', fresh]);
       assert.equal(next.code, 0, next.stderr);
       assert.match(next.stdout, /0 added, 0 changed, 7 unchanged/);
+    } finally {
+      for (const server of serving) await server.stop();
+      await dropTestDatabase(fresh);
+    }
+  });
+
+  test('the server ending the import’s connection mid-COPY: one line naming the server, nothing changed', async (t) => {
+    const fresh = await testDatabaseUrl();
+    if (!fresh) return t.skip(NO_POSTGRES);
+    try {
+      assert.equal((await runCli(['import', 'catalog', fixturePath('catalog.json'), '--database-url', fresh])).code, 0);
+      const before = await postgresSnapshot(fresh);
+      const ended = await interruptedImport(fresh, async () => {
+        await withClient(fresh, (c) => c.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'foodlookup import'"));
+      });
+      assert.equal(ended.code, 1);
+      const lines = ended.stderr.split(/[\r\n]+/).filter((l) => l !== '' && !l.startsWith('progress:'));
+      assert.equal(lines.length, 1, ended.stderr);
+      const database = new URL(fresh);
+      assert.match(lines[0]!, new RegExp(`^import failed, nothing was changed: PostgreSQL at ${database.hostname}:${database.port || 5432}${database.pathname} is unavailable: `));
+      assert.equal(await postgresSnapshot(fresh), before);
     } finally {
       await dropTestDatabase(fresh);
     }

@@ -11,6 +11,7 @@ import {
   GENERIC_IDS, PROBLEM_SAMPLE, brandProblem, categoryTree, foodCheckCondition, foodProblems, foodReferenceProblem, listProblems,
   type FoodCheckRow,
 } from '../import-rules.js';
+import { unavailableOr } from './connection.js';
 import { copyLines, copyRow, parseField } from './copy-text.js';
 import { CATALOG_CHANNEL, CATALOG_SCHEMA_PREFIX, IMPORT_LOCK, catalogIndexStatements, catalogSchemaName, catalogTablesDdl, catalogVersionOf, migrate, readMeta, setMeta } from './schema.js';
 import { buildSearchBlobs, importedSearchSource, writeSearchBlobs, type ImportedFood } from './search-store.js';
@@ -77,9 +78,29 @@ export interface PostgresImportOptions {
 
 /**
  * Starts an import on a connection of its own, made like the pool's but without the pool's
- * statement bounds: its COPY and index builds run for longer than a request may.
+ * statement bounds: its COPY and index builds run for longer than a request may. A server that
+ * goes away meanwhile fails the import with a StoreUnavailable naming it (never the password).
  */
 export async function beginPostgresImport(pool: pg.Pool, options: PostgresImportOptions): Promise<ImportTransaction> {
+  const where = pool.options.connectionString ?? '';
+  // Also what a method throws before it returns its promise (put, once the COPY has failed).
+  const named = async <T>(run: () => Promise<T>): Promise<T> => {
+    try {
+      return await run();
+    } catch (err) {
+      throw unavailableOr(err, where) as Error;
+    }
+  };
+  const transaction = await named(() => openImport(pool, options));
+  return {
+    put: (record) => named(() => transaction.put(record)),
+    check: () => named(() => transaction.check()),
+    commit: () => named(() => transaction.commit()),
+    rollback: () => named(() => transaction.rollback()),
+  };
+}
+
+async function openImport(pool: pg.Pool, options: PostgresImportOptions): Promise<PostgresImport> {
   await migrate(pool);
   const { statement_timeout: _s, query_timeout: _q, ...config } = pool.options;
   void _s;
@@ -464,6 +485,9 @@ export class PostgresImport implements ImportTransaction {
     await this.endCopy();
     const problems: string[] = [];
     const skip = this.replace ? this.deleteUnseen() : [];
+    // Nothing added, changed or removed: version N stays as it is (commit rolls N+1 back), and its
+    // rows, which passed these checks when they were written, need not be copied to be checked again.
+    if (this.changedFoods + this.changedBrands.size + this.changedCategories.size + this.changedTags.size === 0 && !this.treeChanged) return [];
     for (const food of this.oldFoods.values()) if (food.fate === 2) skip.push(food.rid);
     const kept = await this.carryOverFoods(skip);
     await this.copyIn('food_tags', 'tag_id, food_rid', this.foodTagLines.drain());
