@@ -536,8 +536,9 @@ export class PostgresImport implements ImportTransaction {
     // the search data (synchronous; each statement sent on its own would wait for the thread).
     const indexing = db.query(catalogIndexStatements(to).join(';\n'));
     indexing.catch(() => undefined);
-    // Only a food's updated_at can move after this (propagateChanges), which the search data has not.
-    const searchBlobs = this.changedFoods + this.changedBrands.size + this.changedCategories.size + this.changedTags.size > 0
+    // Only a food's updated_at can move after this (propagateChanges), which the search data has
+    // not. A broken tree fails the import: no search data for it.
+    const searchBlobs = problems.length === 0 && this.changedFoods + this.changedBrands.size + this.changedCategories.size + this.changedTags.size > 0
       ? buildSearchBlobs(importedSearchSource([...kept, ...this.written.values()], this.brands.values(),
         (id) => this.categories.get(id)?.rid, this.tags.values()))
       : [];
