@@ -40,6 +40,8 @@ import { beginPostgresImport } from './writer.js';
  * once, at its start, and is answered wholly from it; at most two versions are ever held.
  */
 
+/** Bound of the reads of every food a version needs once (the classification groups). */
+const LONG_READ_MS = 30_000;
 /** Food rows held per version (~1 KB each): by-id answers and repeated pages without a round trip. */
 const FOOD_ROWS_CACHED = 20_000;
 /** Rids of classification and barcode lookups held per version, for the in-memory filters (4 bytes each). */
@@ -175,7 +177,10 @@ export class PostgresCatalogStore implements CatalogStore {
     if (held !== undefined && held.state.version === state.version && held.dialect.schema === schema) return;
     const seconds = meta.get('last_import_seconds');
     const loaded = await this.loadVersion(schema, state, seconds === undefined ? undefined : Number(seconds));
-    if (!this.closed) this.version = loaded;
+    if (this.closed) return;
+    this.version = loaded;
+    // Read now rather than by the first request that groups by classification (seconds at 1,000,000 foods).
+    this.classificationGroups(loaded).catch(() => undefined);
   }
 
   /** A version's dictionary and search data, read while the previous version keeps answering. */
@@ -421,23 +426,47 @@ export class PostgresCatalogStore implements CatalogStore {
     return groupedPage(q, foods, groups, ranked !== undefined);
   }
 
-  /** Each food's classification as a group number in (folded, raw) order: read once per version, on first use. */
+  /**
+   * Each food's classification as a group number in (folded, raw) order, read once per version
+   * on first use: the foods grouped by PostgreSQL (a hash aggregate, no sort of every food), the
+   * few groups ordered here by their UTF-8 bytes, the order of SQLite's BINARY collation. It
+   * reads every food, so it may run past a request's statement bound (LONG_READ_MS).
+   */
   private classificationGroups(v: Version): Promise<Groups> {
     v.classifications ??= (async () => {
-      const rows = await this.query<{ rid: number; g: number }>(`SELECT rid,
-        (dense_rank() OVER (ORDER BY classification_fold, classification))::int - 1 AS g FROM ${v.dialect.table('foods')}`);
+      const rows = await this.longRead<{ fold: string; raw: string; rids: number[] }>(`SELECT classification_fold AS fold, classification AS raw,
+        array_agg(rid) AS rids FROM ${v.dialect.table('foods')} GROUP BY 1, 2`);
+      const keyed = rows.map((row) => ({ fold: Buffer.from(row.fold), raw: Buffer.from(row.raw), rids: row.rids }));
+      keyed.sort((a, b) => Buffer.compare(a.fold, b.fold) || Buffer.compare(a.raw, b.raw));
       const of = new Uint32Array(v.engine.index.place.length);
-      let size = 0;
-      for (const { rid, g } of rows) {
-        of[rid] = g;
-        if (g >= size) size = g + 1;
-      }
-      return { of, inNameOrder: Uint32Array.from({ length: size }, (_, i) => i), size };
+      keyed.forEach((group, g) => {
+        for (const rid of group.rids) of[rid] = g;
+      });
+      return { of, inNameOrder: Uint32Array.from({ length: keyed.length }, (_, i) => i), size: keyed.length };
     })();
     v.classifications.catch(() => {
       v.classifications = undefined;
     });
     return v.classifications;
+  }
+
+  /** A read of every food (once per version), with a longer bound than a request's statements. */
+  private async longRead<R>(text: string): Promise<R[]> {
+    const client = await this.pool.connect().catch((error: unknown) => {
+      throw unavailableOr(error, this.url);
+    });
+    try {
+      await client.query('BEGIN');
+      await client.query(`SET LOCAL statement_timeout = ${LONG_READ_MS}`);
+      const result = await client.query({ text, types: READ_TYPES, query_timeout: LONG_READ_MS + 500 } as pg.QueryConfig);
+      await client.query('COMMIT');
+      return result.rows as R[];
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw unavailableOr(error, this.url);
+    } finally {
+      client.release();
+    }
   }
 
   async foods(query: FoodQuery): Promise<Page<FoodHit>> {
