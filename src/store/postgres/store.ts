@@ -40,8 +40,8 @@ import { beginPostgresImport } from './writer.js';
  * once, at its start, and is answered wholly from it; at most two versions are ever held.
  */
 
-/** Bound of the reads of every food a version needs once (the classification groups). */
-const LONG_READ_MS = 30_000;
+/** Rids per read of the classification groups. */
+const CLASSIFICATION_SLICE = 100_000;
 /** Food rows held per version (~1 KB each): by-id answers and repeated pages without a round trip. */
 const FOOD_ROWS_CACHED = 20_000;
 /** Rids of classification and barcode lookups held per version, for the in-memory filters (4 bytes each). */
@@ -428,45 +428,38 @@ export class PostgresCatalogStore implements CatalogStore {
 
   /**
    * Each food's classification as a group number in (folded, raw) order, read once per version
-   * on first use: the foods grouped by PostgreSQL (a hash aggregate, no sort of every food), the
-   * few groups ordered here by their UTF-8 bytes, the order of SQLite's BINARY collation. It
-   * reads every food, so it may run past a request's statement bound (LONG_READ_MS).
+   * (as soon as it is loaded): every food's rid and classification read a slice of rids at a
+   * time and numbered as they pass (nothing but a rid array kept), the few distinct classifications then ordered
+   * by their UTF-8 bytes, the order of SQLite's BINARY collation whatever the database's.
    */
   private classificationGroups(v: Version): Promise<Groups> {
     v.classifications ??= (async () => {
-      const rows = await this.longRead<{ fold: string; raw: string; rids: number[] }>(`SELECT classification_fold AS fold, classification AS raw,
-        array_agg(rid) AS rids FROM ${v.dialect.table('foods')} GROUP BY 1, 2`);
-      const keyed = rows.map((row) => ({ fold: Buffer.from(row.fold), raw: Buffer.from(row.raw), rids: row.rids }));
-      keyed.sort((a, b) => Buffer.compare(a.fold, b.fold) || Buffer.compare(a.raw, b.raw));
       const of = new Uint32Array(v.engine.index.place.length);
-      keyed.forEach((group, g) => {
-        for (const rid of group.rids) of[rid] = g;
-      });
-      return { of, inNameOrder: Uint32Array.from({ length: keyed.length }, (_, i) => i), size: keyed.length };
+      const numbers = new Map<string, number>();
+      const names: { fold: Buffer; raw: Buffer }[] = [];
+      // In slices of rids: each read within a request's statement bound, little held at once.
+      for (let from = 0; from < of.length; from += CLASSIFICATION_SLICE) {
+        const rows = await this.query<{ rid: number; fold: string; raw: string }>(`SELECT rid, classification_fold AS fold, classification AS raw
+          FROM ${v.dialect.table('foods')} WHERE rid >= $1 AND rid < $2`, [from, from + CLASSIFICATION_SLICE]);
+        for (const { rid, fold, raw } of rows) {
+          let group = numbers.get(raw);
+          if (group === undefined) {
+            numbers.set(raw, (group = names.length));
+            names.push({ fold: Buffer.from(fold), raw: Buffer.from(raw) });
+          }
+          of[rid] = group;
+        }
+      }
+      const order = names.map((_, g) => g).sort((a, b) => Buffer.compare(names[a]!.fold, names[b]!.fold) || Buffer.compare(names[a]!.raw, names[b]!.raw));
+      const place = new Uint32Array(names.length);
+      order.forEach((g, i) => (place[g] = i));
+      for (let rid = 0; rid < of.length; rid++) of[rid] = place[of[rid]!]!;
+      return { of, inNameOrder: Uint32Array.from({ length: names.length }, (_, i) => i), size: names.length };
     })();
     v.classifications.catch(() => {
       v.classifications = undefined;
     });
     return v.classifications;
-  }
-
-  /** A read of every food (once per version), with a longer bound than a request's statements. */
-  private async longRead<R>(text: string): Promise<R[]> {
-    const client = await this.pool.connect().catch((error: unknown) => {
-      throw unavailableOr(error, this.url);
-    });
-    try {
-      await client.query('BEGIN');
-      await client.query(`SET LOCAL statement_timeout = ${LONG_READ_MS}`);
-      const result = await client.query({ text, types: READ_TYPES, query_timeout: LONG_READ_MS + 500 } as pg.QueryConfig);
-      await client.query('COMMIT');
-      return result.rows as R[];
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw unavailableOr(error, this.url);
-    } finally {
-      client.release();
-    }
   }
 
   async foods(query: FoodQuery): Promise<Page<FoodHit>> {
