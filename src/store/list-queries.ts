@@ -262,10 +262,8 @@ function namedListQuery(
  */
 function ofFoods(d: Dialect, recordColumn: string, selectColumn: string, filters: FoodFilters, from = `${d.table('foods')} f`): Condition {
   const conditions = foodConditions(d, filters);
-  const broad = [filters.categories, filters.classifications].some((l) => l?.inverted)
-    || [filters.brands, filters.tags].some((f) => f !== undefined && f.include.length === 0 && f.exclude.length > 0);
   const sql = new Sql();
-  if (broad) {
+  if (broadFoodFilter(filters)) {
     sql.add(`EXISTS (SELECT 1 FROM ${from} WHERE ${selectColumn} = ${recordColumn}`);
     for (const c of conditions) sql.add(`AND ${c.sql}`, ...c.params);
     sql.add(')');
@@ -277,24 +275,56 @@ function ofFoods(d: Dialect, recordColumn: string, selectColumn: string, filters
   return { sql: sql.text, params: sql.params };
 }
 
+/** Filters most foods pass: an inverted list, or only excluded ids. */
+export function broadFoodFilter(filters: FoodFilters): boolean {
+  return [filters.categories, filters.classifications].some((l) => l?.inverted)
+    || [filters.brands, filters.tags].some((f) => f !== undefined && f.include.length === 0 && f.exclude.length > 0);
+}
+
+/**
+ * The records of the foods that pass the filters, as a condition: found by the store already
+ * (`rids`: a store that holds every food's records in memory), else in SQL.
+ */
+function ofFoodsOrRids(d: Dialect, alias: string, rids: readonly number[] | undefined, ofFoodsSql: () => Condition): Condition {
+  if (rids === undefined) return ofFoodsSql();
+  const [values, param] = d.values(rids, 'int');
+  return { sql: `${alias}.rid IN (${values})`, params: [param] };
+}
+
+/** The food filters of each list of records (`/brands?tags=…`: brands of the foods with those tags). */
+export function brandFoodFilters(q: BrandQuery): FoodFilters {
+  return { region: q.region, classifications: q.classifications, categories: q.categories, tags: q.tags };
+}
+
+export function categoryFoodFilters(q: CategoryQuery): FoodFilters {
+  return { region: q.region, classifications: q.classifications, tags: q.tags, brands: wholeListAsIdFilter(q.brands) };
+}
+
+export function tagFoodFilters(q: TagQuery): FoodFilters {
+  return { classifications: q.classifications, categories: q.categories, brands: wholeListAsIdFilter(q.brands) };
+}
+
 /** `!A,B` on a whole list means "in neither A nor B": every id excluded. */
 function wholeListAsIdFilter(list: ListFilter | undefined): IdFilter | undefined {
   if (!list) return undefined;
   return list.inverted ? { include: [], exclude: list.values } : { include: list.values, exclude: [] };
 }
 
-/** `matched`: the engine's matching rids, for an fts query. */
-export function brandsQuery(d: Dialect, q: BrandQuery, matched: () => readonly number[] = () => []): BuiltQuery {
+/**
+ * `matched`: the engine's matching rids, for an fts query; `ofFoods`: the rids of the records
+ * of the foods that pass the query's food filters, when the store found them itself.
+ */
+export function brandsQuery(d: Dialect, q: BrandQuery, matched: () => readonly number[] = () => [], ofFoodRids?: readonly number[]): BuiltQuery {
   const conditions: Condition[] = [];
   if (q.region) conditions.push({ sql: 'b.region = ?', params: [q.region] });
-  const filters: FoodFilters = { region: q.region, classifications: q.classifications, categories: q.categories, tags: q.tags };
+  const filters = brandFoodFilters(q);
   if (hasFoodFilter(filters)) {
-    conditions.push(ofFoods(d, 'b.id', 'f.brand_id', filters));
+    conditions.push(ofFoodsOrRids(d, 'b', ofFoodRids, () => ofFoods(d, 'b.id', 'f.brand_id', filters)));
   }
   return namedListQuery(d, 'brands', 'b', conditions, matcher(q.match, matched), q.direction, q);
 }
 
-export function categoriesQuery(d: Dialect, q: CategoryQuery, matched: () => readonly number[] = () => []): BuiltQuery {
+export function categoriesQuery(d: Dialect, q: CategoryQuery, matched: () => readonly number[] = () => [], ofFoodRids?: readonly number[]): BuiltQuery {
   const conditions: Condition[] = [];
   if (q.region) conditions.push({ sql: 'c.region = ?', params: [q.region] });
   if (q.isLeaf !== undefined) conditions.push({ sql: 'c.is_leaf = ?', params: [q.isLeaf ? 1 : 0] });
@@ -304,22 +334,19 @@ export function categoriesQuery(d: Dialect, q: CategoryQuery, matched: () => rea
       ? { sql: `(c.parent_id IS NULL OR c.parent_id NOT IN (${values}))`, params: [param] }
       : { sql: `c.parent_id IN (${values})`, params: [param] });
   }
-  const filters: FoodFilters = {
-    region: q.region, classifications: q.classifications, tags: q.tags, brands: wholeListAsIdFilter(q.brands),
-  };
+  const filters = categoryFoodFilters(q);
   if (hasFoodFilter(filters)) {
-    conditions.push(ofFoods(d, 'c.id', 'f.category_id', filters));
+    conditions.push(ofFoodsOrRids(d, 'c', ofFoodRids, () => ofFoods(d, 'c.id', 'f.category_id', filters)));
   }
   return namedListQuery(d, 'categories', 'c', conditions, matcher(q.match, matched), q.direction, q);
 }
 
-export function tagsQuery(d: Dialect, q: TagQuery, matched: () => readonly number[] = () => []): BuiltQuery {
+export function tagsQuery(d: Dialect, q: TagQuery, matched: () => readonly number[] = () => [], ofFoodRids?: readonly number[]): BuiltQuery {
   const conditions: Condition[] = [];
-  const filters: FoodFilters = {
-    classifications: q.classifications, categories: q.categories, brands: wholeListAsIdFilter(q.brands),
-  };
+  const filters = tagFoodFilters(q);
   if (hasFoodFilter(filters)) {
-    conditions.push(ofFoods(d, 't.id', 'ft.tag_id', filters, `${d.table('food_tags')} ft JOIN ${d.table('foods')} f ON f.rid = ft.food_rid`));
+    conditions.push(ofFoodsOrRids(d, 't', ofFoodRids, () =>
+      ofFoods(d, 't.id', 'ft.tag_id', filters, `${d.table('food_tags')} ft JOIN ${d.table('foods')} f ON f.rid = ft.food_rid`)));
   }
   return namedListQuery(d, 'tags', 't', conditions, matcher(q.match, matched), q.direction, q);
 }

@@ -50,7 +50,7 @@ async function send(request: HostileRequest, auth?: readonly string[]): Promise<
  */
 function isPublic(response: RawResponse): boolean {
   const type = response.headers.get('content-type') ?? '';
-  return response.body === '{"status":"ok"}' || response.body.startsWith('{"status":"ready"') ||
+  return /^\{"status":"ok","store":"(ok|unavailable)"\}$/.test(response.body) || response.body.startsWith('{"status":"ready"') ||
     (type.startsWith('text/xml') && response.body.includes('<wsdl:definitions')) ||
     /^(text\/html|text\/css|text\/javascript|image\/png)/.test(type) ||
     (type.startsWith('application/json') && response.body.startsWith('{"openapi":"3.1'));

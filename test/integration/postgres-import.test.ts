@@ -328,7 +328,7 @@ describe('import --database-url: concurrency and a killed import', () => {
       assert.equal((await runCli(['import', 'catalog', fixturePath('catalog.json'), '--database-url', fresh])).code, 0);
       const before = await postgresSnapshot(fresh);
       const ended = await interruptedImport(fresh, async () => {
-        await withClient(fresh, (c) => c.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'foodlookup import'"));
+        await withClient(fresh, (c) => c.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'foodlookup import' AND datname = current_database()"));
       });
       assert.equal(ended.code, 1);
       const lines = ended.stderr.split(/[\r\n]+/).filter((l) => l !== '' && !l.startsWith('progress:'));

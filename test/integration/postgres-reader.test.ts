@@ -38,8 +38,8 @@ const TAGS = [IDS.organic, IDS.lowFat, IDS.glutenFree];
 const UNKNOWN = '00000000-0000-4000-8000-999999999999';
 const FTS = ['cheese', 'cheddar', 'chedd', 'chedd*', 'cheese brie', 'creme brulee', 'CRÈME', 'brocoli', 'milk', 'hard', 'roast', 'acme', 'queensland',
   'aged milk', 'nuts', 'zebra', '"cheese" -brie', 'spread'];
-const PREFIXES = ['ch', 'cheese ', 'CRÈ', 'brie', 'm', 'c', 'zz', '%', '_', 'sk'];
-const CLASSIFICATIONS = ['"Cheese, cheddar"', '"Milk, skim"', 'Cheese', '"cheese, BRIE"', '"Nuts, macadamia"'];
+const PREFIXES = ['ch', 'cheese ', 'CRÈ', 'brie', 'm', 'c', 'zz', '%', '_', 'sk', '\u0000', 'ch\u0000e'];
+const CLASSIFICATIONS = ['"Cheese, cheddar"', 'Cheese\u0000', '"Milk, skim"', 'Cheese', '"cheese, BRIE"', '"Nuts, macadamia"'];
 
 const pick = <T>(r: () => number, list: readonly T[]): T => list[Math.floor(r() * list.length)]!;
 const maybe = (r: () => number, p: number): boolean => r() < p;

@@ -48,8 +48,9 @@ export function groupedPage(
   // The page's groups, and how many of each group's kept foods come before the page.
   const from = q.offset;
   const to = q.offset + q.limit;
-  const wanted = new Map<number, { skip: number; take: number; rids: number[] }>();
-  const pageGroups: number[] = [];
+  // The page's groups, by group number (an array: looked up once per match).
+  const slot = new Int32Array(groups.size).fill(-1);
+  const pages: { skip: number; take: number; rids: number[] }[] = [];
   let total = 0;
   for (let i = 0; i < order.length; i++) {
     const group = order[i]!;
@@ -58,25 +59,77 @@ export function groupedPage(
     const start = Math.max(from, total);
     const end = Math.min(to, total + kept);
     if (start < end) {
-      wanted.set(group, { skip: start - total, take: end - start, rids: [] });
-      pageGroups.push(group);
+      slot[group] = pages.length;
+      pages.push({ skip: start - total, take: end - start, rids: [] });
     }
     total += kept;
   }
-  if (wanted.size > 0) {
-    let open = wanted.size;
+  if (pages.length > 0) {
+    let open = pages.length;
     const seen = new Uint32Array(groups.size);
     foods((rid) => {
       if (open === 0) return;
       const group = groups.of[rid]!;
-      const page = wanted.get(group);
-      if (page === undefined) return;
-      const at = seen[group]!;
-      seen[group] = at + 1;
-      if (at < page.skip || at >= page.skip + page.take) return;
+      const at = slot[group]!;
+      if (at === -1) return;
+      const page = pages[at]!;
+      const before = seen[group]!;
+      seen[group] = before + 1;
+      if (before < page.skip || before >= page.skip + page.take) return;
       page.rids.push(rid);
       if (page.rids.length === page.take) open--;
     });
   }
-  return { rids: pageGroups.flatMap((group) => wanted.get(group)!.rids), total };
+  return { rids: pages.flatMap((page) => page.rids), total };
+}
+
+/** Every food of each group in name order: group g's are `rids[start[g]] … rids[start[g + 1] - 1]`. */
+export interface GroupMembers {
+  readonly start: Uint32Array;
+  readonly rids: Uint32Array;
+}
+
+/** Sorts the foods into their groups, keeping name order within each (a counting sort over the places). */
+export function groupMembers(byPlace: ArrayLike<number>, groups: Groups): GroupMembers {
+  const start = new Uint32Array(groups.size + 1);
+  for (let p = 0; p < byPlace.length; p++) start[groups.of[byPlace[p]!]! + 1]!++;
+  for (let g = 0; g < groups.size; g++) start[g + 1]! += start[g]!;
+  const next = start.slice(0, groups.size);
+  const rids = new Uint32Array(byPlace.length);
+  for (let p = 0; p < byPlace.length; p++) {
+    const rid = byPlace[p]!;
+    const group = groups.of[rid]!;
+    rids[next[group]!] = rid;
+    next[group]!++;
+  }
+  return { start, rids };
+}
+
+/**
+ * The page of a grouped list of every food (no query, no filter): read off each group's
+ * members, without visiting the foods of the groups before it.
+ */
+export function groupedPageOfAll(
+  q: FoodQuery & { readonly grouping: NonNullable<FoodQuery['grouping']> }, groups: Groups, members: GroupMembers,
+): { rids: number[]; total: number } {
+  const keep = q.grouping.limit ?? Number.POSITIVE_INFINITY;
+  const descendingGroups = q.grouping.order.direction === 'desc';
+  const descendingFoods = q.order.direction === 'desc';
+  const from = q.offset;
+  const to = q.offset + q.limit;
+  const rids: number[] = [];
+  let total = 0;
+  const n = groups.inNameOrder.length;
+  for (let i = 0; i < n; i++) {
+    const group = groups.inNameOrder[descendingGroups ? n - 1 - i : i]!;
+    const first = members.start[group]!;
+    const count = members.start[group + 1]! - first;
+    const kept = Math.min(count, keep);
+    for (let k = Math.max(from, total); k < Math.min(to, total + kept); k++) {
+      const at = k - total;
+      rids.push(members.rids[descendingFoods ? first + count - 1 - at : first + at]!);
+    }
+    total += kept;
+  }
+  return { rids, total };
 }

@@ -13,8 +13,9 @@ export class PostgresDialect implements Dialect {
     return `${this.schema}.${name}`;
   }
 
+  /** Texts with a NUL are left out: PostgreSQL's text cannot hold one, so no stored value equals them (IN and NOT IN mean the same without them). */
   values(values: readonly (string | number)[], type: 'text' | 'int'): [string, unknown] {
-    return [`SELECT unnest(?::${type}[])`, values];
+    return [`SELECT unnest(?::${type}[])`, values.filter((v) => typeof v !== 'string' || !v.includes('\0'))];
   }
 
   orderedRids(rids: readonly number[]): [string, unknown] {
@@ -26,4 +27,12 @@ export class PostgresDialect implements Dialect {
 export function numbered(sql: Sql): { text: string; values: unknown[] } {
   let n = 0;
   return { text: sql.text.replace(/\?/g, () => `$${++n}`), values: sql.params };
+}
+
+/**
+ * Whether a prefix can match no stored name because it holds a NUL, which PostgreSQL's text
+ * cannot (a parameter with one is an error there; SQLite matches nothing for it).
+ */
+export function unmatchablePrefix(match: { readonly type: string; readonly query: string } | undefined): boolean {
+  return match?.type === 'prefix' && match.query.includes('\0');
 }
