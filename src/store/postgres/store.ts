@@ -40,6 +40,8 @@ import { beginPostgresImport } from './writer.js';
  * once, at its start, and is answered wholly from it; at most two versions are ever held.
  */
 
+/** Rids per read of the classification groups. */
+const CLASSIFICATION_SLICE = 100_000;
 /** Food rows held per version (~1 KB each): by-id answers and repeated pages without a round trip. */
 const FOOD_ROWS_CACHED = 20_000;
 /** Rids of classification and barcode lookups held per version, for the in-memory filters (4 bytes each). */
@@ -122,9 +124,9 @@ export class PostgresCatalogStore implements CatalogStore {
     }
   }
 
-  private async query<R>(text: string, values: readonly unknown[] = []): Promise<R[]> {
+  private async query<R>(text: string, values: readonly unknown[] = [], binary = false): Promise<R[]> {
     try {
-      const result = await this.pool.query({ text, values: values as unknown[], types: READ_TYPES });
+      const result = await this.pool.query({ text, values: values as unknown[], types: READ_TYPES, ...(binary ? { binary } : {}) });
       return result.rows as R[];
     } catch (error) {
       throw unavailableOr(error, this.url);
@@ -175,7 +177,10 @@ export class PostgresCatalogStore implements CatalogStore {
     if (held !== undefined && held.state.version === state.version && held.dialect.schema === schema) return;
     const seconds = meta.get('last_import_seconds');
     const loaded = await this.loadVersion(schema, state, seconds === undefined ? undefined : Number(seconds));
-    if (!this.closed) this.version = loaded;
+    if (this.closed) return;
+    this.version = loaded;
+    // Read now rather than by the first request that groups by classification (seconds at 1,000,000 foods).
+    this.classificationGroups(loaded).catch(() => undefined);
   }
 
   /** A version's dictionary and search data, read while the previous version keeps answering. */
@@ -189,7 +194,8 @@ export class PostgresCatalogStore implements CatalogStore {
       this.query<TagRow & { rid: number }>(`SELECT rid, id, name, name_key, updated_at FROM ${t('tags')} ORDER BY name_key, id`),
       this.query<{ ancestor_id: string; rid: number }>(`SELECT cc.ancestor_id, c.rid FROM ${t('category_closure')} cc
         JOIN ${t('categories')} c ON c.id = cc.descendant_id`),
-      this.query<{ key: string; value: Buffer }>(`SELECT key, value FROM ${t('search_blobs')}`),
+      // In binary: the bytes as they are stored, not a hex text twice their size to decode.
+      this.query<{ key: string; value: Buffer }>(`SELECT key, value FROM ${t('search_blobs')}`, [], true),
     ]);
     const closure = new Map<string, number[]>();
     for (const { ancestor_id: ancestor, rid } of closureRows) {
@@ -197,10 +203,11 @@ export class PostgresCatalogStore implements CatalogStore {
       if (under === undefined) closure.set(ancestor, (under = []));
       under.push(rid);
     }
-    const blobs = new MemoryBlobs();
-    for (const { key, value } of blobRows) blobs.put(key, value);
+    // The bytes pg read are kept as they are (MemoryBlobs would copy each: ~70 MiB more at
+    // 1,000,000 foods while two versions are held).
+    const held = new Map<string, Uint8Array>(blobRows.map(({ key, value }) => [key, value]));
     blobRows.length = 0;
-    const index = SearchIndex.load(blobs) ?? await this.buildInMemory(schema);
+    const index = SearchIndex.load({ get: (name) => held.get(name) }) ?? await this.buildInMemory(schema);
     const dictionary = new CatalogDictionary(state, { brands, categories, tagsInNameOrder: tags });
     return {
       state,
@@ -421,18 +428,35 @@ export class PostgresCatalogStore implements CatalogStore {
     return groupedPage(q, foods, groups, ranked !== undefined);
   }
 
-  /** Each food's classification as a group number in (folded, raw) order: read once per version, on first use. */
+  /**
+   * Each food's classification as a group number in (folded, raw) order, read once per version
+   * (as soon as it is loaded): every food's rid and classification read a slice of rids at a
+   * time and numbered as they pass (nothing but a rid array kept), the few distinct classifications then ordered
+   * by their UTF-8 bytes, the order of SQLite's BINARY collation whatever the database's.
+   */
   private classificationGroups(v: Version): Promise<Groups> {
     v.classifications ??= (async () => {
-      const rows = await this.query<{ rid: number; g: number }>(`SELECT rid,
-        (dense_rank() OVER (ORDER BY classification_fold, classification))::int - 1 AS g FROM ${v.dialect.table('foods')}`);
       const of = new Uint32Array(v.engine.index.place.length);
-      let size = 0;
-      for (const { rid, g } of rows) {
-        of[rid] = g;
-        if (g >= size) size = g + 1;
+      const numbers = new Map<string, number>();
+      const names: { fold: Buffer; raw: Buffer }[] = [];
+      // In slices of rids: each read within a request's statement bound, little held at once.
+      for (let from = 0; from < of.length; from += CLASSIFICATION_SLICE) {
+        const rows = await this.query<{ rid: number; fold: string; raw: string }>(`SELECT rid, classification_fold AS fold, classification AS raw
+          FROM ${v.dialect.table('foods')} WHERE rid >= $1 AND rid < $2`, [from, from + CLASSIFICATION_SLICE]);
+        for (const { rid, fold, raw } of rows) {
+          let group = numbers.get(raw);
+          if (group === undefined) {
+            numbers.set(raw, (group = names.length));
+            names.push({ fold: Buffer.from(fold), raw: Buffer.from(raw) });
+          }
+          of[rid] = group;
+        }
       }
-      return { of, inNameOrder: Uint32Array.from({ length: size }, (_, i) => i), size };
+      const order = names.map((_, g) => g).sort((a, b) => Buffer.compare(names[a]!.fold, names[b]!.fold) || Buffer.compare(names[a]!.raw, names[b]!.raw));
+      const place = new Uint32Array(names.length);
+      order.forEach((g, i) => (place[g] = i));
+      for (let rid = 0; rid < of.length; rid++) of[rid] = place[of[rid]!]!;
+      return { of, inNameOrder: Uint32Array.from({ length: names.length }, (_, i) => i), size: names.length };
     })();
     v.classifications.catch(() => {
       v.classifications = undefined;

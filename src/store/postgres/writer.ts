@@ -11,7 +11,7 @@ import {
   GENERIC_IDS, PROBLEM_SAMPLE, brandProblem, categoryTree, foodCheckCondition, foodProblems, foodReferenceProblem, listProblems,
   type FoodCheckRow,
 } from '../import-rules.js';
-import { unavailableOr } from './connection.js';
+import { StoreUnavailable, describeDatabase, unavailableOr } from './connection.js';
 import { copyLines, copyRow, parseField } from './copy-text.js';
 import { CATALOG_CHANNEL, CATALOG_SCHEMA_PREFIX, IMPORT_LOCK, catalogIndexStatements, catalogSchemaName, catalogTablesDdl, catalogVersionOf, migrate, readMeta, setMeta } from './schema.js';
 import { buildSearchBlobs, importedSearchSource, writeSearchBlobs, type ImportedFood } from './search-store.js';
@@ -83,20 +83,25 @@ export interface PostgresImportOptions {
  */
 export async function beginPostgresImport(pool: pg.Pool, options: PostgresImportOptions): Promise<ImportTransaction> {
   const where = pool.options.connectionString ?? '';
-  // Also what a method throws before it returns its promise (put, once the COPY has failed).
+  const opened: { transaction?: PostgresImport } = {};
+  // Also what a method throws before it returns its promise (put, once the COPY has failed). Once
+  // the connection is lost, whatever fails next (a write to the closed socket) fails for that reason.
   const named = async <T>(run: () => Promise<T>): Promise<T> => {
     try {
       return await run();
     } catch (err) {
+      const lost = opened.transaction?.connectionLost;
+      if (lost !== undefined) throw new StoreUnavailable(describeDatabase(where), lost);
       throw unavailableOr(err, where) as Error;
     }
   };
-  const transaction = await named(() => openImport(pool, options));
+  const open = await named(() => openImport(pool, options));
+  opened.transaction = open;
   return {
-    put: (record) => named(() => transaction.put(record)),
-    check: () => named(() => transaction.check()),
-    commit: () => named(() => transaction.commit()),
-    rollback: () => named(() => transaction.rollback()),
+    put: (record) => named(() => open.put(record)),
+    check: () => named(() => open.check()),
+    commit: () => named(() => open.commit()),
+    rollback: () => named(() => open.rollback()),
   };
 }
 
@@ -106,12 +111,12 @@ async function openImport(pool: pg.Pool, options: PostgresImportOptions): Promis
   void _s;
   void _q;
   const client = new pg.Client({ ...config, application_name: 'foodlookup import' });
-  client.on('error', () => {
-    // The connection broke: the next statement fails and the import with it; nothing was committed.
-  });
+  const transaction = new PostgresImport(client, options.replace);
+  // The connection broke: the next statement fails and the import with it; nothing was committed.
+  client.on('error', (err) => transaction.lose(err));
+  client.on('end', () => transaction.lose(new Error('the server closed the connection')));
   await client.connect();
   try {
-    const transaction = new PostgresImport(client, options.replace);
     await transaction.begin();
     return transaction;
   } catch (err) {
@@ -164,8 +169,15 @@ export class PostgresImport implements ImportTransaction {
   /** Whether check() found something to commit: otherwise the new version is rolled back and N stays. */
   private changed = false;
   private open = true;
+  /** Why the connection was lost, when it was: the server went away or ended it. */
+  connectionLost: string | undefined;
 
   constructor(private readonly client: pg.Client, private readonly replace: boolean) {}
+
+  /** The connection failed or ended while the import had it open. */
+  lose(err: Error): void {
+    if (this.open && this.connectionLost === undefined) this.connectionLost = err.message || String(err);
+  }
 
   async begin(): Promise<void> {
     const db = this.client;
@@ -524,8 +536,9 @@ export class PostgresImport implements ImportTransaction {
     // the search data (synchronous; each statement sent on its own would wait for the thread).
     const indexing = db.query(catalogIndexStatements(to).join(';\n'));
     indexing.catch(() => undefined);
-    // Only a food's updated_at can move after this (propagateChanges), which the search data has not.
-    const searchBlobs = this.changedFoods + this.changedBrands.size + this.changedCategories.size + this.changedTags.size > 0
+    // Only a food's updated_at can move after this (propagateChanges), which the search data has
+    // not. A broken tree fails the import: no search data for it.
+    const searchBlobs = problems.length === 0 && this.changedFoods + this.changedBrands.size + this.changedCategories.size + this.changedTags.size > 0
       ? buildSearchBlobs(importedSearchSource([...kept, ...this.written.values()], this.brands.values(),
         (id) => this.categories.get(id)?.rid, this.tags.values()))
       : [];
