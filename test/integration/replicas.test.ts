@@ -183,8 +183,13 @@ describe('two replicas on one PostgreSQL and one Redis', () => {
     if (skipWithout(t)) return;
     const N = 25;
     const { token } = await createToken(['--quota', `${N}/day`]);
-    const answers = await Promise.all(Array.from({ length: 3 * N }, (_, i) => get(replicas[i % 2]!, FOOD, token)));
-    assert.deepEqual(tally(answers), { 200: N, 429: 2 * N });
+    // Two at a time, one on each replica: a burst of all of them at once on this loaded machine
+    // can take a Redis round trip past its 80 ms bound, and then each replica counts on its own
+    // (fail open, docs/tokens.md), which is not what this test is about.
+    const answers: Awaited<ReturnType<typeof get>>[] = [];
+    for (let i = 0; i < 3 * N; i += 2) answers.push(...await Promise.all([get(replicas[0]!, FOOD, token), get(replicas[1]!, FOOD, token)]));
+    const failOpen = replicas.some((r) => r.stdout().includes('redis unreachable'));
+    assert.deepEqual(tally(answers), { 200: N, 429: 2 * N + 1 }, failOpen ? 'a replica counted in process (Redis did not answer in 80 ms)' : undefined);
     // Each replica answered some of the N: the count is one, not one per replica.
     const okBy = [0, 1].map((r) => answers.filter((a, i) => i % 2 === r && a.status === 200).length);
     assert.ok(okBy[0]! > 0 && okBy[1]! > 0, `200s per replica: ${okBy.join(', ')}`);
