@@ -219,6 +219,25 @@ describe('import --database-url: the same catalogue as SQLite', () => {
     }
   });
 
+  test('U+0000 in a name, which PostgreSQL text cannot hold: the record is refused by its line (skipped with --skip-invalid)', async (t) => {
+    if (!url) return t.skip(NO_POSTGRES);
+    const before = await postgresSnapshot(url);
+    const catalog = fixtureCatalog();
+    const file = writeJsonl('nul.jsonl', catalog, [
+      JSON.stringify({ kind: 'food', ...catalog.foods[0], foodId: u(695), name: 'Cheddar\u0000cheese' }),
+      JSON.stringify({ kind: 'tag', id: u(694), name: 'Odd\u0000tag' }),
+    ]);
+    const refused = await runCli(['import', 'catalog', file, '--database-url', url]);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /import failed, nothing was changed: nul\.jsonl:23: the food's text holds the character U\+0000/);
+    assert.equal(await postgresSnapshot(url), before);
+    const skipped = await runCli(['import', 'catalog', file, '--database-url', url, '--skip-invalid']);
+    assert.equal(skipped.code, 0, skipped.stderr);
+    assert.match(skipped.stderr, /skipped nul\.jsonl:23: the food's text/);
+    assert.match(skipped.stderr, /skipped nul\.jsonl:24: the tag's text/);
+    assert.match(skipped.stdout, /2 skipped/);
+  });
+
   test('an unreachable server or a URL of another kind: one line naming the host, never the password, exit 1', async () => {
     const refused = await runCli(['import', 'catalog', fixturePath('catalog.json'), '--database-url', 'postgres://fl:s3cret-pw@127.0.0.1:1/foodlookup']);
     assert.equal(refused.code, 1);

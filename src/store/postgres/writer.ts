@@ -72,6 +72,17 @@ class LineBuffer {
   }
 }
 
+/**
+ * PostgreSQL's text cannot hold U+0000 (SQLite's can): a record with it in a name is refused as it
+ * is put, naming its line, so that --skip-invalid leaves it out instead of the whole COPY failing.
+ * Ids are UUIDs, checked before they get here.
+ */
+function refuseNul(kind: string, ...texts: string[]): void {
+  for (const text of texts) {
+    if (text.includes('\0')) throw new RecordRejected(`the ${kind}'s text holds the character U+0000, which the PostgreSQL store cannot keep`);
+  }
+}
+
 export interface PostgresImportOptions {
   readonly replace: boolean;
 }
@@ -253,6 +264,7 @@ export class PostgresImport implements ImportTransaction {
     const problem = brandProblem(brand);
     if (problem !== undefined) throw new RecordRejected(problem);
     if (row && row.name === brand.name && row.region === brand.region) return 'unchanged';
+    refuseNul('brand', brand.name);
     this.referenceMoved();
     this.changedBrands.add(brand.id);
     const fields = { name: brand.name, name_key: fold(brand.name), region: brand.region, updated_at: this.now };
@@ -268,6 +280,7 @@ export class PostgresImport implements ImportTransaction {
     const row = this.categories.get(category.id);
     const parent = category.parent ?? null;
     if (row && row.name === category.name && row.region === category.region && row.parent_id === parent) return 'unchanged';
+    refuseNul('category', category.name);
     this.referenceMoved();
     this.changedCategories.add(category.id);
     this.treeChanged = true;
@@ -285,6 +298,7 @@ export class PostgresImport implements ImportTransaction {
   private putTag(tag: CatalogTag): PutOutcome {
     const row = this.tags.get(tag.id);
     if (row && row.name === tag.name) return 'unchanged';
+    refuseNul('tag', tag.name);
     this.referenceMoved();
     this.changedTags.add(tag.id);
     const fields = { name: tag.name, name_key: fold(tag.name), updated_at: this.now };
@@ -304,6 +318,8 @@ export class PostgresImport implements ImportTransaction {
       this.foodSources.set(food.foodId, source);
       return 'unchanged';
     }
+    // The body is JSON, where U+0000 is escaped; these columns hold the texts as they are.
+    refuseNul('food', food.name, food.classification, food.otherNamesFold, food.descriptionFold);
     const problem = foodReferenceProblem(food, {
       brand: (id) => this.brands.get(id),
       category: (id) => this.categories.get(id),
