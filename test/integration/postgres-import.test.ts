@@ -286,7 +286,9 @@ describe('import --database-url: concurrency and a killed import', () => {
    * then and the COPY into the new version has been under way for a while. Ends with the exit.
    */
   async function interruptedImport(url: string, act: (child: ReturnType<typeof spawn>) => Promise<void>): Promise<{ code: number | null; stderr: string }> {
-    const child = spawn(process.execPath, [CLI, 'import', 'catalog', big, '--database-url', url], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+    // A progress line every 100 ms: by default (5 s) a fast import ends before its first one.
+    const child = spawn(process.execPath, [CLI, 'import', 'catalog', big, '--database-url', url],
+      { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, FOODLOOKUP_PROGRESS_MS: '100' } });
     let stderr = '';
     let acted: Promise<void> | undefined;
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
