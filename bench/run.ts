@@ -2,7 +2,13 @@
  * `npm run bench`: the real server on a generated catalogue, driven from a separate process on
  * 127.0.0.1, every figure next to a bare Fastify hello-world measured in the same run.
  *
- *   npm run bench -- [--foods N] [--seconds S] [--workers 1,2] [--out bench/RESULTS.md]
+ *   npm run bench -- [--foods N] [--seconds S] [--workers 1,2] [--store sqlite,postgres] [--out bench/RESULTS.md]
+ *
+ * `--store postgres` (or `sqlite,postgres`, both in one run, ratios to the same hello-world)
+ * also imports the catalogue through `foodlookup import catalog --database-url` into the
+ * database $BENCH_DATABASE_URL names (default: database `foodlookup_bench_<N>` on the
+ * PostgreSQL scripts/test-services.sh made sure of), timed once per size, serves it with
+ * `serve --database-url`, and measures a replica's switch to a new version after an import.
  *
  * The catalogue is generated (bench/generate, seeded) and imported through the real
  * `foodlookup import catalog` once per size, cached under bench/.cache/. Server and load
@@ -17,6 +23,7 @@ import { parseArgs } from 'node:util';
 import { generate } from './generate.js';
 import { AUTH, TOKEN, samples, scenarios, zipfOrder } from './scenarios.js';
 import type { LoadResult } from './load-spec.js';
+import { benchDatabaseUrl, catalogFoods, databaseBytes, ensureDatabase } from './postgres.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CLI = join(ROOT, 'dist/src/cli/main.js');
@@ -29,6 +36,8 @@ const { values } = parseArgs({
     out: { type: 'string' },
     /** Only the scenarios whose name matches this regular expression (e.g. '^1 |^2 '). */
     only: { type: 'string' },
+    /** The stores to serve from, in this order: sqlite, postgres. */
+    store: { type: 'string', default: 'sqlite' },
   },
 });
 // A partial run must not overwrite the committed table.
@@ -36,6 +45,8 @@ const OUT = values.out ?? join(ROOT, values.only ? 'bench/.cache/RESULTS-partial
 const FOODS = Number(values.foods);
 const SECONDS = Number(values.seconds);
 const WORKERS = values.workers.split(',').map(Number);
+const STORES = values.store.split(',').map((x) => x.trim());
+for (const store of STORES) if (store !== 'sqlite' && store !== 'postgres') throw new Error(`--store: sqlite or postgres, not '${store}'`);
 const hasTaskset = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
 const pin = (core: string, command: string, args: string[]): [string, string[]] =>
   hasTaskset ? ['taskset', ['-c', core, command, ...args]] : [command, args];
@@ -166,6 +177,63 @@ async function catalogue(): Promise<{ db: string; importFoodsPerSecond?: number;
 }
 
 /**
+ * The same generated catalogue in PostgreSQL, imported through the real CLI (timed) unless the
+ * bench database already holds it.
+ */
+async function postgresCatalogue(): Promise<{ url: string; importFoodsPerSecond?: number; dbBytes: number }> {
+  const url = benchDatabaseUrl(FOODS);
+  await ensureDatabase(url);
+  if ((await catalogFoods(url)) === FOODS) return { url, dbBytes: await databaseBytes(url) };
+  const file = join(ROOT, 'bench/.cache', `catalog-${FOODS}.jsonl`);
+  if (!existsSync(file)) throw new Error(`${file} is missing: delete bench/.cache/catalog-${FOODS}.db and run again to generate both`);
+  log('importing into PostgreSQL through foodlookup import catalog --database-url…');
+  const started = performance.now();
+  const result = spawnSync(process.execPath, [CLI, 'import', 'catalog', file, '--replace', '--database-url', url], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  if (result.status !== 0) throw new Error('import into PostgreSQL failed');
+  const seconds = (performance.now() - started) / 1000;
+  log(result.stdout.trim());
+  return { url, importFoodsPerSecond: FOODS / seconds, dbBytes: await databaseBytes(url) };
+}
+
+/**
+ * A replica's switch to a new catalogue version: one food of the catalogue changed and imported
+ * (a new version of all the foods, built beside the current one), then the time from the
+ * import's end until the serving replica's /readyz shows the new version, and its largest
+ * process's private memory (RssAnon) before and at its peak meanwhile.
+ */
+async function measureSwitch(serverUrl: string, pid: number, databaseUrl: string): Promise<{ importSeconds: number; switchMs: number; steadyMiB: number; peakMiB: number }> {
+  const file = join(ROOT, 'bench/.cache', `catalog-${FOODS}.jsonl`);
+  // The file's head only (a million foods are ~900 MB): the first food comes after the brands and categories.
+  const head = Buffer.alloc(32 << 20);
+  const fd = openSync(file, 'r');
+  const read = readSync(fd, head, 0, head.length, 0);
+  closeSync(fd);
+  const lines = head.subarray(0, read).toString('utf8').split('\n').slice(0, -1);
+  const food = JSON.parse(lines.find((l) => l.includes('"kind":"food"'))!) as { name: string };
+  const changed = join(ROOT, 'bench/.cache', 'switch.jsonl');
+  writeFileSync(changed, `${JSON.stringify({ ...food, name: `${food.name} (switch ${Date.now()})` })}\n`);
+  const version = async (): Promise<number> => ((await (await fetch(`${serverUrl}/readyz`)).json()) as { catalog: { version: number } }).catalog.version;
+  const before = await version();
+  const pids = serverProcesses(pid);
+  const privateMiB = (): number => Math.max(...pids.map((p) => statusKiB(p, 'RssAnon') / 1024));
+  const steadyMiB = privateMiB();
+  let peakMiB = steadyMiB;
+  const timer = setInterval(() => (peakMiB = Math.max(peakMiB, privateMiB())), 50);
+  const started = performance.now();
+  const result = await new Promise<number | null>((resolve) => {
+    const child = spawn(process.execPath, [CLI, 'import', 'catalog', changed, '--database-url', databaseUrl], { stdio: ['ignore', 'ignore', 'inherit'] });
+    child.once('exit', resolve);
+  });
+  const committed = performance.now();
+  if (result !== 0) throw new Error('the switch import failed');
+  while ((await version()) === before && performance.now() - committed < 120_000) await new Promise((r) => setTimeout(r, 20));
+  const switchMs = performance.now() - committed;
+  await new Promise((r) => setTimeout(r, 1000));
+  clearInterval(timer);
+  return { importSeconds: (committed - started) / 1000, switchMs, steadyMiB, peakMiB };
+}
+
+/**
  * Waits until the server has worked off the last scenario's backlog: /healthz answers between
  * queued requests, so one fast answer proves little; four in a row, a second apart in all, do
  * (a queued slow request would hold one of them up).
@@ -238,14 +306,16 @@ async function main(): Promise<void> {
 
   const first = await helloWorld();
 
-  const rows: { name: string; workers: number; c1: LoadResult; c64: LoadResult; bad: number; paths: number }[] = [];
+  const rows: { name: string; store: string; workers: number; c1: LoadResult; c64: LoadResult; bad: number; paths: number }[] = [];
   const summary: string[] = [];
   const zipf = list.find((sc2) => sc2.name.startsWith('3 '));
   let zipfBytes: number | undefined;
-  for (const workers of WORKERS) {
-    const [sc, sa] = pin(workers === 1 ? '0' : '0,1', process.execPath, [CLI, 'serve', '--db', cat.db, '--port', '0', '--workers', String(workers)]);
+  const pgCat = STORES.includes('postgres') ? await postgresCatalogue() : undefined;
+  for (const store of STORES) for (const workers of WORKERS) {
+    const storeArgs = store === 'postgres' ? ['--database-url', pgCat!.url] : ['--db', cat.db];
+    const [sc, sa] = pin(workers === 1 ? '0' : '0,1', process.execPath, [CLI, 'serve', ...storeArgs, '--port', '0', '--workers', String(workers)]);
     const server = await startProcess(sc, sa, { FOODLOOKUP_TOKENS: TOKEN, LOG_LEVEL: 'warn' });
-    summary.push(`| cold start, ${workers} worker(s) | ${Math.round(server.ms)} ms |`);
+    summary.push(`| cold start, ${store}, ${workers} worker(s) | ${Math.round(server.ms)} ms |`);
     const memory = new MemoryWatch(server.child.pid!);
     memory.start();
     for (const sc2 of list) {
@@ -274,15 +344,29 @@ async function main(): Promise<void> {
       const [c64Paths, c64Extra] = from(Math.floor(paths.length / 2));
       const c64 = await load(server.url, c64Paths, 64, c64Extra);
       const bad = c1.errors + c1.non2xx + c64.errors + c64.non2xx;
-      rows.push({ name: sc2.name, workers, c1, c64, bad, paths: paths.length });
-      log(`${sc2.name}, ${workers} worker(s): c=1 ${Math.round(c1.rps)} req/s p50 ${fmtMs(c1.p50)} p99 ${fmtMs(c1.p99)}; ` +
+      rows.push({ name: sc2.name, store, workers, c1, c64, bad, paths: paths.length });
+      log(`${sc2.name}, ${store}, ${workers} worker(s): c=1 ${Math.round(c1.rps)} req/s p50 ${fmtMs(c1.p50)} p99 ${fmtMs(c1.p99)}; ` +
         `c=64 ${Math.round(c64.rps)} req/s p99 ${fmtMs(c64.p99)} max ${fmtMs(c64.max)}; ${bad} bad; ` +
         `peak so far: private ${memory.peakPrivate.toFixed(0)} MiB, resident ${memory.peakResident.toFixed(0)} MiB`);
     }
     if (zipf && zipfBytes === undefined) zipfBytes = await meanBodyBytes(server.url, zipf.paths);
     memory.stop();
-    summary.push(`| peak private memory (RssAnon), ${workers} worker(s), largest process | ${memory.peakPrivate.toFixed(0)} MiB |`);
-    summary.push(`| peak resident (VmHWM), ${workers} worker(s), largest process | ${memory.peakResident.toFixed(0)} MiB |`);
+    summary.push(`| peak private memory (RssAnon), ${store}, ${workers} worker(s), largest process | ${memory.peakPrivate.toFixed(0)} MiB |`);
+    summary.push(`| peak resident (VmHWM), ${store}, ${workers} worker(s), largest process | ${memory.peakResident.toFixed(0)} MiB |`);
+    const sw = store === 'postgres' && workers === WORKERS[0]
+      ? await measureSwitch(server.url, server.child.pid!, pgCat!.url).catch((error: unknown) => {
+        // The server is still stopped below, and the scenarios' figures are still written.
+        log(`switch not measured: ${error instanceof Error ? error.message : String(error)}`);
+        summary.push(`| PostgreSQL: replica's switch to a new version | not measured: ${error instanceof Error ? error.message : String(error)} |`);
+        return undefined;
+      })
+      : undefined;
+    if (sw) {
+      log(`switch: import of one changed food ${sw.importSeconds.toFixed(1)} s, replica switched ${Math.round(sw.switchMs)} ms after it; private memory ${sw.steadyMiB.toFixed(0)} → peak ${sw.peakMiB.toFixed(0)} MiB`);
+      summary.push(`| PostgreSQL: import of one changed food into the ${FOODS.toLocaleString('en')}-food catalogue (a new version of all of it) | ${sw.importSeconds.toFixed(1)} s |`);
+      summary.push(`| PostgreSQL: replica's switch to the new version after the import's commit (${workers} worker(s)) | ${Math.round(sw.switchMs)} ms |`);
+      summary.push(`| PostgreSQL: replica's private memory (largest process) steady → peak during the switch | ${sw.steadyMiB.toFixed(0)} → ${sw.peakMiB.toFixed(0)} MiB (${(sw.peakMiB / sw.steadyMiB).toFixed(2)}×) |`);
+    }
     await stop(server.child);
   }
   // The machine's speed drifts: the hello-world is measured again at the end, and the ratios
@@ -294,17 +378,17 @@ async function main(): Promise<void> {
   };
   const ratio = (rps: number, to: number): string => (rps / to).toFixed(3);
   if (last.sized && zipfBytes !== undefined) {
-    const zipfRow = rows.find((r) => r.name === zipf?.name && r.workers === 1);
+    const zipfRow = rows.find((r) => r.name === zipf?.name && r.workers === 1 && r.store === STORES[0]);
     summary.push(`| hello-world sending a ready ${zipfBytes.toLocaleString('en')}-byte body (the Zipf mix's mean answer), c=64 | ` +
       `${Math.round(last.sized.rps)} req/s (${ratio(last.sized.rps, ceiling.c64.rps)})` +
       (zipfRow ? `; the Zipf mix, 1 worker, reached ${ratio(zipfRow.c64.rps, last.sized.rps)} of it |` : ' |'));
   }
-  const table = rows.map((r) => `| ${r.name} | ${r.paths} | ${r.workers} | ${Math.round(r.c1.rps)} (${ratio(r.c1.rps, ceiling.c1.rps)}) | ${fmtMs(r.c1.p50)} | ${fmtMs(r.c1.p99)} | ` +
+  const table = rows.map((r) => `| ${r.name} | ${r.store} | ${r.paths} | ${r.workers} | ${Math.round(r.c1.rps)} (${ratio(r.c1.rps, ceiling.c1.rps)}) | ${fmtMs(r.c1.p50)} | ${fmtMs(r.c1.p99)} | ` +
     `${Math.round(r.c64.rps)} (${ratio(r.c64.rps, ceiling.c64.rps)}) | ${fmtMs(r.c64.p50)} | ${fmtMs(r.c64.p99)} | ${fmtMs(r.c64.max)} | ${r.bad} |`);
 
   const report = `# Benchmark results
 
-Generated by \`npm run bench -- --foods ${FOODS} --seconds ${SECONDS} --workers ${WORKERS.join(',')}${values.only ? ` --only '${values.only}'` : ''}\` on ${new Date().toISOString().slice(0, 10)}.
+Generated by \`npm run bench -- --foods ${FOODS} --seconds ${SECONDS} --workers ${WORKERS.join(',')} --store ${STORES.join(',')}${values.only ? ` --only '${values.only}'` : ''}\` on ${new Date().toISOString().slice(0, 10)}.
 Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}.
 ${hasTaskset ? 'Server pinned to core 0 (1 worker) or cores 0–1 (2 workers), load generator (separate process) to core 1.' : 'taskset not available: nothing pinned.'}
 The database file is read whole before the first server starts and again before every scenario (page cache warm, as on a server that has run a while: this VM reclaims idle file pages within minutes).
@@ -320,9 +404,9 @@ after the scenarios and averaged: c=1 ${Math.round(first.c1.rps)} and ${Math.rou
 c=64 ${Math.round(first.c64.rps)} and ${Math.round(last.c64.rps)} req/s.
 
 Catalogue: ${FOODS.toLocaleString('en')} generated foods (seed 42), database ${(cat.dbBytes / 2 ** 20).toFixed(0)} MiB${cat.importFoodsPerSecond ? `, imported at ${Math.round(cat.importFoodsPerSecond).toLocaleString('en')} foods/s` : ' (cached from an earlier run)'}.
-
-| scenario | distinct requests | workers | c=1 req/s (ratio) | c=1 p50 | c=1 p99 | c=64 req/s (ratio) | c=64 p50 | c=64 p99 | c=64 max | errors/non-2xx |
-|---|---|---|---|---|---|---|---|---|---|---|
+${pgCat ? `PostgreSQL (${pgCat.url.replace(/\/\/[^@]*@/, '//')}): database ${(pgCat.dbBytes / 2 ** 20).toFixed(0)} MiB${pgCat.importFoodsPerSecond ? `, imported at ${Math.round(pgCat.importFoodsPerSecond).toLocaleString('en')} foods/s` : ' (imported by an earlier run)'}; the server and PostgreSQL share the machine.\n` : ''}
+| scenario | store | distinct requests | workers | c=1 req/s (ratio) | c=1 p50 | c=1 p99 | c=64 req/s (ratio) | c=64 p50 | c=64 p99 | c=64 max | errors/non-2xx |
+|---|---|---|---|---|---|---|---|---|---|---|---|
 ${table.join('\n')}
 
 | figure | value |

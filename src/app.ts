@@ -11,7 +11,7 @@ import { installTurnstile } from './http/turnstile.js';
 import { installCompression } from './http/compression.js';
 import { installCors } from './http/cors.js';
 import { countingQuotaRejections, installMetrics } from './http/metrics.js';
-import { readinessRoute } from './http/readiness.js';
+import { healthRoutes } from './http/readiness.js';
 import { apiDocsRoutes } from './http/api-docs.js';
 import { installRequestIds, requestIdFor } from './http/request-id.js';
 import { ResponseCache } from './http/response-cache.js';
@@ -75,9 +75,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const turnMicros = envInteger('FOODLOOKUP_TURN_US', 0, 2000);
   if (deps.store.answersSynchronously && turnMicros > 0) installTurnstile(app, turnMicros / 1000);
 
-  app.get('/healthz', () => ({ status: 'ok' }));
-  refuseOtherMethods(app, '/healthz', ['GET', 'HEAD']);
-  readinessRoute(app, deps.store);
+  healthRoutes(app, deps.store);
   apiDocsRoutes(app);
 
   await app.register(v1Routes, { prefix: '/v1', reader: deps.store, auth, cache });

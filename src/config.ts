@@ -25,6 +25,30 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
+/**
+ * A database URL that cannot name a PostgreSQL server: one line naming the host, never the
+ * password, exit status 1 (contract C1), rather than a usage error.
+ */
+export class DatabaseUrlError extends Error {}
+
+/** Where a URL points, for messages: scheme, host and port, never the user or password. */
+function urlPlace(url: URL): string {
+  return `${url.protocol}//${url.host || '(no host)'}`;
+}
+
+/** Throws DatabaseUrlError unless `text` is a postgres:// or postgresql:// URL. */
+function checkDatabaseUrlText(text: string, source: string): void {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new DatabaseUrlError(`${source} must be a postgres:// or postgresql:// URL such as postgres://user@db.example.com:5432/foodlookup; it does not parse as a URL`);
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    throw new DatabaseUrlError(`${source} must be a postgres:// or postgresql:// URL, not one to ${urlPlace(url)}`);
+  }
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 type Flags = Readonly<Record<string, string | boolean | undefined>>;
@@ -73,6 +97,24 @@ function corsOrigins(text: string): '*' | readonly string[] {
   return Object.freeze(origins.map((o) => o.replace(/\/$/, '')));
 }
 
+/**
+ * The PostgreSQL URL, when PostgreSQL is the store: a flag beats the environment, so an explicit
+ * `--db` wins over a DATABASE_URL another program left in the environment, and `--database-url`
+ * wins over both (contract C1).
+ */
+function databaseUrlOf(flags: Flags, env: NodeJS.ProcessEnv): string | undefined {
+  const flag = flags['database-url'];
+  if (typeof flag === 'string') {
+    checkDatabaseUrlText(flag, '--database-url');
+    return flag;
+  }
+  if (typeof flags['db'] === 'string') return undefined;
+  const fromEnv = env['DATABASE_URL'];
+  if (fromEnv === undefined || fromEnv === '') return undefined;
+  checkDatabaseUrlText(fromEnv, 'DATABASE_URL');
+  return fromEnv;
+}
+
 /** Builds the config from command-line flags first, then the environment, then defaults. */
 export function loadConfig(flags: Flags = {}, env: NodeJS.ProcessEnv = process.env): Config {
   const dbPath = pick(flags, 'db', env, 'FOODLOOKUP_DB') ?? './data/foodlookup.db';
@@ -81,7 +123,7 @@ export function loadConfig(flags: Flags = {}, env: NodeJS.ProcessEnv = process.e
   const logLevel = (pick(flags, 'log-level', env, 'LOG_LEVEL') ?? 'info') as Config['logLevel'];
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
   const tokens = (env['FOODLOOKUP_TOKENS'] ?? '').split(',').map((t) => t.trim()).filter((t) => t !== '');
-  const databaseUrl = pick(flags, 'database-url', env, 'DATABASE_URL');
+  const databaseUrl = databaseUrlOf(flags, env);
   const redisUrl = pick(flags, 'redis-url', env, 'REDIS_URL');
   const trustProxyFlag = flags['trust-proxy'];
   // One process per CPU, unless quotas would then be counted per process (no shared Redis).

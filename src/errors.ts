@@ -39,4 +39,7 @@ export const errors = {
   expectationFailed: () => new ApiError(417, 'Expectation Failed', "Only 'Expect: 100-continue' is supported"),
   headersTooLarge: (limit: number) => new ApiError(431, 'Request Header Fields Too Large', `The request head is longer than ${limit} bytes`),
   internal: (requestId: string) => new ApiError(500, 'Internal Server Error', `Request id: ${requestId}`),
+  /** The store (PostgreSQL) cannot be reached: a retry after the pause may well succeed. */
+  storeUnavailable: (retryAfterSeconds: number) =>
+    new ApiError(503, 'Service Unavailable', `The catalogue store does not answer; retry in ${retryAfterSeconds} s`, { 'Retry-After': String(retryAfterSeconds) }),
 } as const;

@@ -4,7 +4,10 @@ import { loadConfig } from '../config.js';
 import { isRegion } from '../domain/regions.js';
 import { formatNames, formatReader } from '../importers/formats.js';
 import { ImportFailed, runImportFromFiles, type ImportSummary } from '../importers/run-import.js';
+import type { CatalogWriter } from '../store/catalog-store.js';
 import { openStore } from '../store/open-store.js';
+import { checkConnection, openPool } from '../store/postgres/connection.js';
+import { beginPostgresImport } from '../store/postgres/writer.js';
 import { databaseAccess } from '../store/sqlite/file-access.js';
 import { restInRollbackMode } from '../store/sqlite/import-journal.js';
 import { Progress } from './progress.js';
@@ -75,7 +78,15 @@ export async function importCommand(values: Record<string, string | boolean | un
     }
   }
   const config = loadConfig(values);
-  const access = config.databaseUrl ? { exists: true } : databaseAccess(config.dbPath);
+  if (config.databaseUrl) {
+    const writer = await postgresWriter(config.databaseUrl);
+    try {
+      return await importInto(writer, format, paths, values);
+    } finally {
+      await writer.close();
+    }
+  }
+  const access = databaseAccess(config.dbPath);
   if (access.readOnlyBecause !== undefined) {
     process.stderr.write(`foodlookup import: cannot import into ${config.dbPath}: ${access.readOnlyBecause}\n`);
     return 1;
@@ -83,12 +94,51 @@ export async function importCommand(values: Record<string, string | boolean | un
   // A database this import creates is removed again if the import fails: none is left empty.
   const createdFolder = access.exists ? undefined : mkdirSync(dirname(config.dbPath), { recursive: true });
   const store = openStore(config, { readonly: false });
-  const progress = new Progress(process.stderr);
-  const started = performance.now();
   let failed = true;
   try {
+    const status = await importInto(store, format, paths, values);
+    failed = status !== 0;
+    return status;
+  } finally {
+    await store.close();
+    if (failed && !access.exists) {
+      for (const suffix of ['', '-journal', '-wal', '-shm']) rmSync(`${config.dbPath}${suffix}`, { force: true });
+      if (createdFolder !== undefined) rmSync(createdFolder, { recursive: true, force: true });
+    } else {
+      // Ready to be served from a read-only file or folder (a container's data volume).
+      restInRollbackMode(config.dbPath);
+    }
+  }
+}
+
+/**
+ * The PostgreSQL catalogue's writer: an import needs no reader (no dictionary or search data in
+ * memory), only the pool its transaction is started from. The server must answer first.
+ */
+async function postgresWriter(url: string): Promise<CatalogWriter & { close(): Promise<void> }> {
+  const pool = openPool(url, { max: 2, applicationName: 'foodlookup import' });
+  try {
+    await checkConnection(pool, url);
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw error;
+  }
+  return { beginImport: (options) => beginPostgresImport(pool, options), close: () => pool.end() };
+}
+
+/** Runs the import with progress on stderr and the summary on stdout; the exit status. */
+async function importInto(
+  writer: CatalogWriter,
+  format: string,
+  paths: readonly string[],
+  values: Record<string, string | boolean | undefined>,
+): Promise<number> {
+  const region = values['region'] as 'au' | 'us' | undefined;
+  const progress = new Progress(process.stderr);
+  const started = performance.now();
+  try {
     const readerOptions = { ...(region ? { region } : {}), onProgress: (f: number) => progress.fraction(f) };
-    const summary = await runImportFromFiles(store, format, paths, readerOptions, {
+    const summary = await runImportFromFiles(writer, format, paths, readerOptions, {
       replace: values['replace'] === true,
       skipInvalid: values['skip-invalid'] === true,
       onSkip: (message) => progress.message(`skipped ${message}`),
@@ -97,7 +147,6 @@ export async function importCommand(values: Record<string, string | boolean | un
     });
     progress.done();
     process.stdout.write(`${summaryLine(summary, (performance.now() - started) / 1000)}\n`);
-    failed = false;
     const nothing = nothingAddedReason(summary);
     if (nothing !== undefined) process.stderr.write(`${nothing}\n`);
     return 0;
@@ -108,14 +157,5 @@ export async function importCommand(values: Record<string, string | boolean | un
       return 1;
     }
     throw error;
-  } finally {
-    await store.close();
-    if (failed && !access.exists) {
-      for (const suffix of ['', '-journal', '-wal', '-shm']) rmSync(`${config.dbPath}${suffix}`, { force: true });
-      if (createdFolder !== undefined) rmSync(createdFolder, { recursive: true, force: true });
-    } else if (!config.databaseUrl) {
-      // Ready to be served from a read-only file or folder (a container's data volume).
-      restInRollbackMode(config.dbPath);
-    }
   }
 }

@@ -1,7 +1,7 @@
 import cluster from 'node:cluster';
 import { loadConfig, type Config } from '../config.js';
 import { readOnlyNotice, startServer } from '../server.js';
-import { openStore } from '../store/open-store.js';
+import { openStore, preparePostgres } from '../store/open-store.js';
 import { UsageError } from './usage.js';
 import { listenClusterMetrics } from '../http/metrics.js';
 import { addressInUse, isAddressInUse, portProblem } from './listen-errors.js';
@@ -99,12 +99,14 @@ export async function serveCommand(values: Record<string, string | boolean | und
       process.stderr.write(`foodlookup serve: ${taken}\n`);
       return 1;
     }
+    // PostgreSQL: reachable, credentials taken, tables up to date, once, before any worker.
+    if (config.databaseUrl) await preparePostgres(config.databaseUrl);
     // Refused here, before any worker: a missing file is never created (only `start` builds one).
     const readOnly = readOnlyNotice(config);
     if (readOnly !== undefined) process.stderr.write(`foodlookup serve: ${readOnly}\n`);
     // Opening for writing brings an older database up to date, which can take a while: done
     // once here, workers do not queue behind it for the write lock (and fail and restart).
-    else if (config.workers > 1) await openStore(config, { readonly: false }).close();
+    else if (config.workers > 1 && !config.databaseUrl) await openStore(config, { readonly: false }).close();
     runPrimary(config);
     return -1;
   }

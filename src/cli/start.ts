@@ -40,7 +40,7 @@ export async function startCommand(values: Record<string, string | boolean | und
       await store.close();
     }
     renameSync(building, config.dbPath);
-    const tokens = openTokenStore(config);
+    const tokens = await openTokenStore(config);
     try {
       developmentToken = (await issueDevelopmentToken(tokens))?.secret;
     } finally {

@@ -44,7 +44,7 @@ export async function tokensCommand(values: Values, positionals: string[]): Prom
     process.stderr.write(`foodlookup tokens: cannot ${action} tokens in ${config.dbPath}: ${readOnly}\n`);
     return 1;
   }
-  const store = openTokenStore(config, { create: action === 'create' });
+  const store = await openTokenStore(config, { create: action === 'create' });
   try {
     switch (action) {
       case 'create':

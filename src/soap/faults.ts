@@ -33,6 +33,9 @@ export const faults = {
   malformed: (why: string) => new SoapFault('Sender', `Malformed request: ${why}`),
   wrongMediaType: () => new SoapFault('Sender', 'Send SOAP 1.2 as application/soap+xml'),
   internal: () => new SoapFault('Receiver', 'Internal error'),
+  /** Receiver, HTTP 500 as SOAP 1.2's HTTP binding has it for every Receiver fault (sent with Retry-After). */
+  storeUnavailable: (retryAfterSeconds: number) =>
+    new SoapFault('Receiver', `Service unavailable: the catalogue store does not answer; retry in ${retryAfterSeconds} s`),
 } as const;
 
 export function faultEnvelope(fault: SoapFault): string {

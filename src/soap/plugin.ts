@@ -6,6 +6,7 @@ import { faultEnvelope, faults, SoapFault, VersionMismatch, versionMismatchEnvel
 import { runOperation } from './operations.js';
 import { renderWsdl } from './wsdl.js';
 import { ApiError } from '../errors.js';
+import { isStoreUnavailable, logStoreUnavailable, STORE_RETRY_AFTER_SECONDS } from '../http/errors.js';
 
 export interface SoapOptions {
   readonly reader: CatalogReader;
@@ -41,7 +42,11 @@ export function soapPlugin(app: FastifyInstance, options: SoapOptions, done: (er
     else if (error.statusCode === 413) fault = new SoapFault('Sender', `Request body larger than ${MAX_SOAP_BODY} bytes`);
     else if (error.statusCode === 415) fault = faults.wrongMediaType();
     else if (typeof error.statusCode === 'number' && error.statusCode < 500) fault = faults.malformed(error.message.slice(0, 120));
-    else {
+    else if (isStoreUnavailable(error)) {
+      logStoreUnavailable(request, error);
+      fault = faults.storeUnavailable(STORE_RETRY_AFTER_SECONDS);
+      void reply.header('Retry-After', String(STORE_RETRY_AFTER_SECONDS));
+    } else {
       request.log.error({ err: error }, 'SOAP request failed');
       fault = faults.internal();
     }

@@ -15,12 +15,19 @@ export interface OpenTokenStoreOptions {
   readonly catalogue?: CatalogStore;
   /** How long a write may wait for another writer (see SqliteTokenStoreOptions). */
   readonly busyTimeoutMs?: number;
+  /** Connections of a PostgreSQL token store's own pool (2 for the CLI). */
+  readonly poolSize?: number;
 }
 
-/** The token store of the configured database: tokens live beside the catalogue (contract C5). */
-export function openTokenStore(config: Config, options: OpenTokenStoreOptions = {}): TokenStore {
+/**
+ * The token store of the configured database: tokens live beside the catalogue (contract C5), so
+ * with PostgreSQL every replica on the database shares them.
+ */
+export async function openTokenStore(config: Config, options: OpenTokenStoreOptions = {}): Promise<TokenStore> {
   if (config.databaseUrl) {
-    throw new Error('DATABASE_URL is set, but the PostgreSQL token store is not built yet: unset it to use the SQLite file');
+    // Loaded only then, like the Redis client: a SQLite deployment never loads pg.
+    const { PostgresTokenStore } = await import('../store/postgres/token-store.js');
+    return PostgresTokenStore.open(config.databaseUrl, { max: options.poolSize ?? 2 });
   }
   if (config.dbPath === ':memory:' && options.catalogue instanceof SqliteCatalogStore) {
     return new SqliteTokenStore(options.catalogue.connection);
@@ -51,14 +58,10 @@ export async function openAuthenticator(
   catalogue: CatalogStore,
   options: Partial<Omit<TokenAuthenticatorOptions, 'staticTokens' | 'store' | 'counters'>> = {},
 ): Promise<TokenAuthenticator> {
+  // Its own connection with a short busy timeout: a long import holding the write lock must
+  // not stall request handling (better-sqlite3 waits synchronously); a last-use write that
+  // meets the lock is retried at the next flush.
+  const store = await openTokenStore(config, { catalogue, busyTimeoutMs: 100, poolSize: 4 });
   const counters = await openCounters(config);
-  return new TokenAuthenticator({
-    ...options,
-    staticTokens: new StaticTokens(config.tokens),
-    // Its own connection with a short busy timeout: a long import holding the write lock must
-    // not stall request handling (better-sqlite3 waits synchronously); a last-use write that
-    // meets the lock is retried at the next flush.
-    store: openTokenStore(config, { catalogue, busyTimeoutMs: 100 }),
-    counters,
-  });
+  return new TokenAuthenticator({ ...options, staticTokens: new StaticTokens(config.tokens), store, counters });
 }

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { CLI, ROOT } from './paths.js';
+import { asTestStore, type TestStore } from './stores.js';
 
 export interface CliResult {
   readonly code: number | null;
@@ -38,9 +39,9 @@ export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}, tim
   });
 }
 
-/** `foodlookup import <format> <paths…> --db <db>`; throws with the output when it fails. */
-export async function importInto(db: string, format: string, paths: readonly string[], flags: readonly string[] = []): Promise<CliResult> {
-  const result = await runCli(['import', format, ...paths, '--db', db, ...flags]);
+/** `foodlookup import <format> <paths…> --db <db>` (or `--database-url`); throws with the output when it fails. */
+export async function importInto(db: string | TestStore, format: string, paths: readonly string[], flags: readonly string[] = []): Promise<CliResult> {
+  const result = await runCli(['import', format, ...paths, ...asTestStore(db).args, ...flags]);
   if (result.code !== 0) throw new Error(`import failed (${result.code}): ${result.stderr}`);
   return result;
 }

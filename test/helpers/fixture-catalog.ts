@@ -23,3 +23,15 @@ export interface FixtureCatalog {
 export function fixtureCatalog(): FixtureCatalog {
   return JSON.parse(readFileSync(fixturePath('catalog.json'), 'utf8')) as FixtureCatalog;
 }
+
+/** The catalogue as a .jsonl file's text: brands, categories, tags, foods, then `extra` lines. */
+export function catalogJsonl(catalog: FixtureCatalog, extra: readonly string[] = []): string {
+  const lines = [
+    ...catalog.brands.map((b) => JSON.stringify({ kind: 'brand', ...b })),
+    ...catalog.categories.map((c) => JSON.stringify({ kind: 'category', ...c })),
+    ...catalog.tags.map((t) => JSON.stringify({ kind: 'tag', ...t })),
+    ...catalog.foods.map((f) => JSON.stringify({ kind: 'food', ...f })),
+    ...extra,
+  ];
+  return lines.join('\n') + '\n';
+}

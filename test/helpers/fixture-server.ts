@@ -1,8 +1,8 @@
 import { after, before } from 'node:test';
-import { join } from 'node:path';
 import { importInto, type CliResult } from './cli.js';
 import { fixturePath, tempDir } from './paths.js';
 import { startTestServer, type TestServer } from './server.js';
+import { newTestStore, type StoreKind, type TestStore } from './stores.js';
 
 export interface ImportedServer {
   readonly server: TestServer;
@@ -13,19 +13,20 @@ export interface ImportedServer {
 }
 
 /**
- * The real server over `paths` imported with `format` through the real CLI into a fresh SQLite
- * file (`<dir>/<format>.db`): started before the calling file's tests, closed after.
+ * The real server over `paths` imported with `format` through the real CLI into a fresh store
+ * (SQLite file `<dir>/<format>.db` by default, or a fresh PostgreSQL database): started before
+ * the calling suite's tests, closed after.
  */
-export function importedServer(format: string, paths: readonly string[]): ImportedServer {
+export function importedServer(format: string, paths: readonly string[], kind: StoreKind = 'sqlite'): ImportedServer {
   const holder: { server?: TestServer; dir?: string; imported?: CliResult } = {};
   let cleanup = (): void => {};
   before(async () => {
     const tmp = tempDir();
     cleanup = tmp.cleanup;
     holder.dir = tmp.dir;
-    const db = join(tmp.dir, `${format}.db`);
-    holder.imported = await importInto(db, format, paths);
-    holder.server = await startTestServer(db);
+    const store = await newTestStore(kind, tmp.dir, format);
+    holder.imported = await importInto(store, format, paths);
+    holder.server = await startTestServer(store);
   });
   after(async () => {
     await holder.server?.close();
@@ -48,30 +49,36 @@ export function importedServer(format: string, paths: readonly string[]): Import
   };
 }
 
-/** The real server over the fixture catalogue (test/fixtures/catalog.json). */
-export function fixtureServer(): { readonly server: TestServer } {
-  return importedServer('catalog', [fixturePath('catalog.json')]);
+/** The real server over the fixture catalogue (test/fixtures/catalog.json), on SQLite unless told. */
+export function fixtureServer(kind: StoreKind = 'sqlite'): { readonly server: TestServer } {
+  return importedServer('catalog', [fixturePath('catalog.json')], kind);
 }
 
 /**
- * A SQLite file holding the fixture catalogue, imported through the real CLI into a temporary
- * directory before the calling file's tests and removed after them (for tests that start the
- * server themselves).
+ * A store holding the fixture catalogue (a SQLite file in a temporary directory unless told),
+ * imported through the real CLI before the calling suite's tests and removed after them (for
+ * tests that start the server themselves). `db` is the SQLite file's path; `store` names either.
  */
-export function fixtureDatabase(): { readonly db: string } {
-  let db: string | undefined;
+export function fixtureDatabase(kind: StoreKind = 'sqlite'): { readonly db: string; readonly store: TestStore } {
+  let store: TestStore | undefined;
   let cleanup = (): void => {};
   before(async () => {
     const tmp = tempDir();
     cleanup = tmp.cleanup;
-    db = join(tmp.dir, 'catalog.db');
-    await importInto(db, 'catalog', [fixturePath('catalog.json')]);
+    store = await newTestStore(kind, tmp.dir);
+    await importInto(store, 'catalog', [fixturePath('catalog.json')]);
   });
   after(() => cleanup());
+  const made = (): TestStore => {
+    if (store === undefined) throw new Error('the fixture database is made in before()');
+    return store;
+  };
   return {
     get db(): string {
-      if (db === undefined) throw new Error('the fixture database is made in before()');
-      return db;
+      return made().location;
+    },
+    get store(): TestStore {
+      return made();
     },
   };
 }

@@ -53,3 +53,60 @@ export function randomCatalog(seed: number, foods = 300): RCatalog {
   }
   return { brands: brands.filter((b) => b.name !== 'Average All Brands'), categories, tags, foods: list };
 }
+
+/** A food with every member the catalogue format has (for the stores' differential test). */
+export interface RichFood extends Omit<RFood, 'servings'> {
+  otherNames?: string[];
+  description?: string;
+  note?: string;
+  mass?: number;
+  volume?: number;
+  servings: { name: string; scale: number; type: 'mass' | 'volume' | 'serving' }[];
+  upcs?: Record<string, { servingIndex: number; quantity: number }>;
+  nutrients?: Record<string, number>;
+}
+export interface RichCatalog extends Omit<RCatalog, 'foods'> { foods: RichFood[] }
+
+const NUTRIENTS = ['energy', 'fat', 'satFat', 'protein', 'sodium', 'totalCarbs', 'sugar', 'fiber', 'calcium', 'caffeine'];
+
+/** A 12-digit UPC-A with its check digit: the service also finds it by its EAN-13 and GTIN-14 forms. */
+export function upcA(n: number): string {
+  const body = String(n).padStart(11, '0');
+  const sum = [...body].reduce((s, d, i) => s + Number(d) * (i % 2 === 0 ? 3 : 1), 0);
+  return body + String((10 - (sum % 10)) % 10);
+}
+
+/**
+ * randomCatalog's catalogue with every optional member of a food (other names, descriptions,
+ * notes, mass, volume, several servings, barcodes, nutrients), numbers with fractions, and
+ * names shared by several foods, so that a comparison of two stores reaches every column.
+ */
+export function richCatalog(seed: number, foods = 1500): RichCatalog {
+  const base = randomCatalog(seed, foods);
+  const rnd = random(seed + 7);
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(rnd() * list.length)]!;
+  let barcode = 1000;
+  const rich = base.foods.map((food, i): RichFood => {
+    const servings: RichFood['servings'] = [{ name: '100 g', scale: 1, type: 'mass' }];
+    if (rnd() < 0.5) servings.push({ name: `1 ${pick(WORDS)}`, scale: Math.round(rnd() * 300) / 100 + 0.01, type: pick(['mass', 'volume', 'serving'] as const) });
+    const upcs: RichFood['upcs'] = {};
+    if (rnd() < 0.4) upcs[upcA(barcode++)] = { servingIndex: servings.length - 1, quantity: 1 + Math.floor(rnd() * 12) };
+    if (rnd() < 0.1) upcs[`X${barcode++}`] = { servingIndex: 0, quantity: 1 };
+    const nutrients: Record<string, number> = {};
+    for (const key of NUTRIENTS) if (rnd() < 0.7) nutrients[key] = Math.round(rnd() * 200_000) / 100;
+    return {
+      ...food,
+      // Every tenth food shares its name with the one before: order among equal names counts.
+      name: i % 10 === 9 ? base.foods[i - 1]!.name : food.name,
+      servings,
+      ...(rnd() < 0.5 ? { otherNames: [`${pick(WORDS)} ${pick(WORDS)}`] } : {}),
+      ...(rnd() < 0.5 ? { description: `${pick(WORDS)}, ${pick(WORDS)} "quoted" & <marked>` } : {}),
+      ...(rnd() < 0.2 ? { note: `note ${i}` } : {}),
+      ...(rnd() < 0.5 ? { mass: Math.round(rnd() * 50_000) / 100 } : {}),
+      ...(rnd() < 0.2 ? { volume: Math.round(rnd() * 1000) } : {}),
+      ...(Object.keys(upcs).length > 0 ? { upcs } : {}),
+      ...(Object.keys(nutrients).length > 0 ? { nutrients } : {}),
+    };
+  });
+  return { ...base, foods: rich };
+}

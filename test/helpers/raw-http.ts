@@ -6,6 +6,8 @@ export interface RawResponse {
   /** Header names in lower case; a repeated header keeps its values joined by ', '. */
   readonly headers: ReadonlyMap<string, string>;
   readonly body: string;
+  /** The body's bytes as sent (compressed when Content-Encoding says so). */
+  readonly bytes: Buffer;
 }
 
 /** What a connection answered to bytes written as they are, until the server closed it. */
@@ -73,7 +75,7 @@ export function parseResponses(data: Buffer, methods: readonly string[]): { resp
       body = data.subarray(bodyStart, bodyStart + length);
       bodyStart += length;
     }
-    responses.push({ status, headers, body: body.toString('utf8') });
+    responses.push({ status, headers, body: body.toString('utf8'), bytes: body });
     at = bodyStart;
   }
   return { responses, rest: data.subarray(at).toString('latin1') };

@@ -4,6 +4,7 @@ import { CLI, ROOT } from './paths.js';
 import type { RunAs } from './cli.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { checkResponse } from './openapi.js';
+import { asTestStore, type TestStore } from './stores.js';
 
 export const TEST_TOKEN = 'test-token-0123456789';
 
@@ -26,10 +27,12 @@ export function basic(token: string): string {
 
 /**
  * The real server on a free port of 127.0.0.1 (or `options.host`, e.g. `::1`) over a real SQLite
- * file; `env` adds settings such as REDIS_URL or FOODLOOKUP_TRUST_PROXY.
+ * file (a path) or a test store (SQLite or PostgreSQL); `env` adds settings such as REDIS_URL or
+ * FOODLOOKUP_TRUST_PROXY.
  */
-export async function startTestServer(db: string, env: Record<string, string> = {}, options: { host?: string } = {}): Promise<TestServer> {
-  const config = loadConfig({ db, port: '0', host: options.host ?? '127.0.0.1' }, { FOODLOOKUP_TOKENS: TEST_TOKEN, LOG_LEVEL: 'silent', ...env });
+export async function startTestServer(db: string | TestStore, env: Record<string, string> = {}, options: { host?: string } = {}): Promise<TestServer> {
+  const flags = { ...asTestStore(db).flags, port: '0', host: options.host ?? '127.0.0.1' };
+  const config = loadConfig(flags, { FOODLOOKUP_TOKENS: TEST_TOKEN, LOG_LEVEL: 'silent', ...env });
   const server = await startServer(config, { handleSignals: false });
   const doFetch = async (path: string, init: RequestInit & { token?: string | null } = {}): Promise<Response> => {
     const { token = TEST_TOKEN, ...rest } = init;
@@ -67,11 +70,11 @@ export interface ServeProcess {
 }
 
 export function spawnServe(
-  db: string, env: Record<string, string> = {}, args: readonly string[] = [],
+  db: string | TestStore, env: Record<string, string> = {}, args: readonly string[] = [],
   options: RunAs & { readonly detached?: boolean } = {},
 ): Promise<ServeProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'serve', '--db', db, '--port', '0', ...args], {
+    const child = spawn(process.execPath, [CLI, 'serve', ...asTestStore(db).args, '--port', '0', ...args], {
       cwd: ROOT,
       env: { ...process.env, FOODLOOKUP_TOKENS: TEST_TOKEN, LOG_LEVEL: 'info', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

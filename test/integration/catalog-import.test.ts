@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { importInto, runCli } from '../helpers/cli.js';
 import { fixturePath, tempDir } from '../helpers/paths.js';
 import { snapshot } from '../helpers/db-snapshot.js';
-import { fixtureCatalog, IDS, u, type FixtureCatalog } from '../helpers/fixture-catalog.js';
+import { catalogJsonl, fixtureCatalog, IDS, u, type FixtureCatalog } from '../helpers/fixture-catalog.js';
 import { startTestServer } from '../helpers/server.js';
 
 let dir: string;
@@ -27,15 +27,8 @@ function writeCatalog(name: string, catalog: unknown): string {
 }
 
 function writeJsonl(name: string, catalog: FixtureCatalog, extra: string[] = []): string {
-  const lines = [
-    ...catalog.brands.map((b) => JSON.stringify({ kind: 'brand', ...b })),
-    ...catalog.categories.map((c) => JSON.stringify({ kind: 'category', ...c })),
-    ...catalog.tags.map((t) => JSON.stringify({ kind: 'tag', ...t })),
-    ...catalog.foods.map((f) => JSON.stringify({ kind: 'food', ...f })),
-    ...extra,
-  ];
   const path = join(dir, name);
-  writeFileSync(path, lines.join('\n') + '\n');
+  writeFileSync(path, catalogJsonl(catalog, extra));
   return path;
 }
 

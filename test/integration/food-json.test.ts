@@ -3,7 +3,10 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { importInto } from '../helpers/cli.js';
 import { ROOT, tempDir } from '../helpers/paths.js';
-import { SqliteCatalogStore } from '../../src/store/sqlite/store.js';
+import { forEachStore, newTestStore } from '../helpers/stores.js';
+import { loadConfig } from '../../src/config.js';
+import type { CatalogStore } from '../../src/store/catalog-store.js';
+import { openStore } from '../../src/store/open-store.js';
 import { foodListRequest } from '../../src/query/requests.js';
 import type { RawQuery } from '../../src/query/params.js';
 
@@ -12,22 +15,6 @@ import type { RawQuery } from '../../src/query/params.js';
  * are built as objects and serialised (foods). On the bundled USDA data (7,413 real foods, with
  * and without tags, otherNames, mass, volume, upcs), both must give the same bytes.
  */
-let cleanup: () => void;
-let store: SqliteCatalogStore;
-
-before(async () => {
-  const temp = tempDir();
-  cleanup = temp.cleanup;
-  const db = join(temp.dir, 'sr21.db');
-  await importInto(db, 'usda-sr', [join(ROOT, 'data/usda-sr21')]);
-  store = new SqliteCatalogStore(db, { readonly: true });
-});
-
-after(async () => {
-  await store.close();
-  cleanup();
-});
-
 const requests: RawQuery[] = [
   { limit: '100' },
   { limit: '100', offset: '3000' },
@@ -41,16 +28,35 @@ const requests: RawQuery[] = [
   { region: 'us', query: 'milk', order: 'rank:desc', limit: '30' },
 ];
 
-test('spliced food JSON is byte for byte what serialising the built foods gives', async () => {
-  let compared = 0;
-  for (const raw of requests) {
-    const { query } = foodListRequest(raw);
-    const built = await store.foods(query);
-    const spliced = await store.foodsJson(query);
-    assert.equal(spliced.total, built.total, JSON.stringify(raw));
-    const expected = JSON.stringify(built.items.map((hit) => (hit.grouping ? { ...hit.food, grouping: hit.grouping } : hit.food)));
-    assert.equal(`[${spliced.items.join(',')}]`, expected, JSON.stringify(raw));
-    compared += built.items.length;
-  }
-  assert.ok(compared > 600, `${compared} foods compared`);
+forEachStore((kind) => {
+  let cleanup: () => void;
+  let store: CatalogStore;
+
+  before(async () => {
+    const temp = tempDir();
+    cleanup = temp.cleanup;
+    const target = await newTestStore(kind, temp.dir, 'sr21');
+    await importInto(target, 'usda-sr', [join(ROOT, 'data/usda-sr21')]);
+    store = openStore(loadConfig(target.flags, {}), { readonly: true });
+    await store.warm();
+  });
+
+  after(async () => {
+    await store.close();
+    cleanup();
+  });
+
+  test('spliced food JSON is byte for byte what serialising the built foods gives', async () => {
+    let compared = 0;
+    for (const raw of requests) {
+      const { query } = foodListRequest(raw);
+      const built = await store.foods(query);
+      const spliced = await store.foodsJson(query);
+      assert.equal(spliced.total, built.total, JSON.stringify(raw));
+      const expected = JSON.stringify(built.items.map((hit) => (hit.grouping ? { ...hit.food, grouping: hit.grouping } : hit.food)));
+      assert.equal(`[${spliced.items.join(',')}]`, expected, JSON.stringify(raw));
+      compared += built.items.length;
+    }
+    assert.ok(compared > 600, `${compared} foods compared`);
+  });
 });

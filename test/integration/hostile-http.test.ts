@@ -1,5 +1,6 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { runCli } from '../helpers/cli.js';
@@ -48,12 +49,22 @@ async function send(request: HostileRequest, auth?: readonly string[]): Promise<
  * public pages (the explorer at `/`, which `*` and an absolute-form target without a path
  * reach too, the docs page and its assets, the OpenAPI document).
  */
-function isPublic(response: RawResponse): boolean {
+function isPublic(compressed: RawResponse): boolean {
+  const response = decoded(compressed);
   const type = response.headers.get('content-type') ?? '';
-  return response.body === '{"status":"ok"}' || response.body.startsWith('{"status":"ready"') ||
+  return /^\{"status":"ok","store":"(ok|unavailable)"\}$/.test(response.body) || response.body.startsWith('{"status":"ready"') ||
     (type.startsWith('text/xml') && response.body.includes('<wsdl:definitions')) ||
     /^(text\/html|text\/css|text\/javascript|image\/png)/.test(type) ||
     (type.startsWith('application/json') && response.body.startsWith('{"openapi":"3.1'));
+}
+
+/** The answer with its body decompressed (a public page is compressed like any other answer). */
+function decoded(response: RawResponse): RawResponse {
+  const encoding = response.headers.get('content-encoding');
+  const inflate = encoding === 'gzip' ? gunzipSync : encoding === 'br' ? brotliDecompressSync : encoding === 'deflate' ? inflateSync : undefined;
+  if (!inflate) return response;
+  const bytes = inflate(response.bytes);
+  return { ...response, bytes, body: bytes.toString('utf8') };
 }
 
 /** The contract's invariants on one answer; returns what was violated (empty when none). */

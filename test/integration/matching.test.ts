@@ -7,6 +7,7 @@ import { tempDir } from '../helpers/paths.js';
 import { u } from '../helpers/fixture-catalog.js';
 import { startTestServer, TEST_TOKEN, type TestServer } from '../helpers/server.js';
 import { envelope, post } from '../helpers/soap.js';
+import { forEachStore, newTestStore, type TestStore } from '../helpers/stores.js';
 
 /**
  * Contract C3's Matching rules (word forms, typos, synonyms, corrections, type-ahead, the name
@@ -68,176 +69,178 @@ const CATALOG = {
   ],
 };
 
-let dir: string;
-let cleanup: () => void;
-let db: string;
-let server: TestServer;
+forEachStore((kind) => {
+  let dir: string;
+  let cleanup: () => void;
+  let db: TestStore;
+  let server: TestServer;
 
-before(async () => {
-  ({ dir, cleanup } = tempDir());
-  db = join(dir, 'matching.db');
-  writeFileSync(join(dir, 'catalog.json'), JSON.stringify(CATALOG));
-  await importInto(db, 'catalog', [join(dir, 'catalog.json')]);
-  server = await startTestServer(db);
-});
-
-after(async () => {
-  await server.close();
-  cleanup();
-});
-
-interface Listing { metadata: { total: number; corrections?: { word: string; as: string[] }[] }; names: string[] }
-
-async function list(query: string, on: TestServer = server, resource = 'foods', extra = ''): Promise<Listing> {
-  const res = await on.get(`/v1/${resource}?query=${encodeURIComponent(query)}&limit=100${extra}`);
-  assert.equal(res.status, 200, res.text);
-  const body = res.body as { metadata: Listing['metadata'] } & Record<string, { name: string }[]>;
-  return { metadata: body.metadata, names: body[resource]!.map((x) => x.name) };
-}
-
-const names = async (query: string): Promise<string[]> => (await list(query)).names;
-const sorted = async (query: string): Promise<string[]> => (await names(query)).sort();
-
-describe('word forms: a word matches the words with the same English singular form', () => {
-  test('regular and irregular plurals, both ways', async () => {
-    assert.ok((await names('apple')).includes('Apples, raw, with skin'));
-    assert.deepEqual(await sorted('apples'), await sorted('apple'));
-    assert.deepEqual(await sorted('berry'), ['Berries, mixed, raw', 'Berry tart', 'Fruit tart'], 'Fruit tart by its description');
-    assert.deepEqual(await names('tomato'), ['Tomatoes, red, raw']);
-    assert.deepEqual(await names('peach'), ['Peaches, canned']);
-    assert.deepEqual(await names('loaves'), ['Meat loaf']);
-    assert.deepEqual(await sorted('leaf'), ['Leaf lard', 'Lettuce leaves, raw']);
-    assert.deepEqual(await names('potato'), ['Potatoes, baked']);
+  before(async () => {
+    ({ dir, cleanup } = tempDir());
+    db = await newTestStore(kind, dir, 'matching');
+    writeFileSync(join(dir, 'catalog.json'), JSON.stringify(CATALOG));
+    await importInto(db, 'catalog', [join(dir, 'catalog.json')]);
+    server = await startTestServer(db);
   });
 
-  test('no other stemming: cooked is not cook, appl is nothing', async () => {
-    assert.deepEqual(await names('cook'), ["Cook's stew"]);
-    assert.deepEqual(await names('cooked'), ['Rice, cooked']);
-    assert.deepEqual(await names('appl'), []);
+  after(async () => {
+    await server.close();
+    cleanup();
   });
 
-  test('a word marked * matches as a prefix of the words themselves, not of their forms', async () => {
-    assert.deepEqual(await names('leav*'), ['Lettuce leaves, raw']);
-    assert.deepEqual(await sorted('appl*'), await sorted('apple'));
-  });
-});
+  interface Listing { metadata: { total: number; corrections?: { word: string; as: string[] }[] }; names: string[] }
 
-describe('typos: a word that matches nothing matches the words within its edits', () => {
-  test('one edit from 5 letters (an adjacent swap included), two from 9, and the response says how', async () => {
-    const brocoli = await list('brocoli');
-    assert.deepEqual(brocoli.names.sort(), ['Broccoli soup', 'Broccoli, raw']);
-    assert.deepEqual(brocoli.metadata.corrections, [{ word: 'brocoli', as: ['broccoli'] }]);
-    assert.deepEqual((await list('borccoli')).metadata.corrections, [{ word: 'borccoli', as: ['broccoli'] }]);
-    const two = await list('mozzarrela');
-    assert.deepEqual(two.names, ['Cheese, mozzarella']);
-    assert.deepEqual(two.metadata.corrections, [{ word: 'mozzarrela', as: ['mozzarella'] }]);
-    // Corrected words combine with the others (AND).
-    assert.deepEqual(await names('brocoli raw'), ['Broccoli, raw']);
-  });
-
-  test('not for two edits under 9 letters, words under 5 letters, numbers or * words', async () => {
-    for (const query of ['mozarela', 'ryce', '12346', 'brocolx*']) {
-      const found = await list(query);
-      assert.deepEqual(found.names, [], query);
-      assert.equal(found.metadata.corrections, undefined, query);
-    }
-  });
-
-  test('a word that matches something as typed is never corrected; metadata has no corrections then', async () => {
-    const chese = await list('chese');
-    assert.deepEqual(chese.names, ['Chese board']);
-    assert.deepEqual(Object.keys(chese.metadata).sort(), ['limit', 'offset', 'total']);
-  });
-
-  test('each resource corrects from its own vocabulary; fields-selected responses carry corrections too', async () => {
-    const brands = await list('zebre', server, 'brands');
-    assert.deepEqual(brands.names, ['Zebra Dairy']);
-    assert.deepEqual(brands.metadata.corrections, [{ word: 'zebre', as: ['zebra'] }]);
-    assert.deepEqual((await list('produse', server, 'tags')).names, ['Organic produce']);
-    assert.deepEqual((await list('beveragez', server, 'categories')).names, ['Drinks and beverages']);
-    assert.deepEqual((await list('dairy', server, 'categories')).names, [], 'a brand word is not a category word');
-    const res = await server.get('/v1/foods?query=brocoli&fields=name&limit=1');
-    assert.deepEqual((res.body as { metadata: unknown }).metadata, { total: 2, limit: 1, offset: 0, corrections: [{ word: 'brocoli', as: ['broccoli'] }] });
-  });
-});
-
-describe('synonyms: a word or phrase also matches its synonyms from the list', () => {
-  test('both directions, one way, phrases, and a synonym match counts as the word (AND)', async () => {
-    assert.deepEqual(await sorted('aubergine'), ['Aubergine dip', 'Eggplant, raw']);
-    assert.deepEqual(await sorted('eggplant'), ['Aubergine dip', 'Eggplant, raw']);
-    assert.deepEqual(await sorted('soda'), ['Carbonated beverage, cola', 'Soda bread']);
-    assert.deepEqual(await names('carbonated beverage'), ['Carbonated beverage, cola'], 'soda => carbonated beverage is one way');
-    assert.deepEqual(await names('soda cola'), ['Carbonated beverage, cola']);
-    assert.deepEqual(await names('beef hot dog'), ['Frankfurter, beef']);
-    assert.deepEqual(await sorted('hot dogs'), ['Frankfurter, beef', 'Frankfurter, turkey']);
-  });
-
-  test('a phrase of the list typed in another order matches when the words as typed match nothing together', async () => {
-    assert.deepEqual(await sorted('dogs hot'), ['Frankfurter, beef', 'Frankfurter, turkey']);
-    assert.deepEqual(await names('dog hot beef'), ['Frankfurter, beef']);
-    assert.deepEqual(await names('dog cola'), [], 'no phrase of the list');
-  });
-
-  test('a word its synonyms match is not corrected', async () => {
-    const catsup = await list('catsup');
-    assert.deepEqual(catsup.names, ['Ketchup']);
-    assert.equal(catsup.metadata.corrections, undefined);
-  });
-
-  test('an operator replaces or extends the list with FOODLOOKUP_SYNONYMS, no import needed', async () => {
-    const mine = join(dir, 'mine.txt');
-    writeFileSync(mine, '# ours\nzyzzyva => apple\n');
-    const replaced = await startTestServer(db, { FOODLOOKUP_SYNONYMS: mine });
-    const extended = await startTestServer(db, { FOODLOOKUP_SYNONYMS: `default,${mine}` });
-    try {
-      assert.ok((await list('zyzzyva', replaced)).names.includes('Apples, raw, with skin'));
-      assert.deepEqual((await list('aubergine', replaced)).names, ['Aubergine dip'], 'the shipped list is replaced');
-      assert.ok((await list('zyzzyva', extended)).names.includes('Apple'));
-      assert.deepEqual((await list('aubergine', extended)).names.sort(), ['Aubergine dip', 'Eggplant, raw']);
-    } finally {
-      await replaced.close();
-      await extended.close();
-    }
-  });
-});
-
-describe('relevance: the name tier first, then the service\'s score', () => {
-  test('a food whose name has every word (in any form) ranks above one that needs other fields', async () => {
-    assert.deepEqual(await names('berries tart'), ['Berry tart', 'Fruit tart']);
-  });
-
-  test('the head of the name and a plain, common form come first; type-ahead ranks as the finished word', async () => {
-    assert.equal((await names('apple'))[0], 'Apple', 'the whole name');
-    assert.equal((await names('apples raw'))[0], 'Apples, raw, with skin');
-    assert.equal((await names('cheddar'))[0], 'Cheese, cheddar');
-    assert.equal((await names('ched*'))[0], 'Cheese, cheddar');
-  });
-});
-
-describe('SOAP foodSearch: the same matching and ranking, names only', () => {
-  const search = async (terms: string): Promise<{ category: string; foods: string[] }[]> => {
-    const res = await post(server, envelope('foodSearch', { devkey: TEST_TOKEN, terms }));
+  async function list(query: string, on: TestServer = server, resource = 'foods', extra = ''): Promise<Listing> {
+    const res = await on.get(`/v1/${resource}?query=${encodeURIComponent(query)}&limit=100${extra}`);
     assert.equal(res.status, 200, res.text);
-    return [...res.text.matchAll(/<fs:categories><fs:name>([^<]*)<\/fs:name>(.*?)<\/fs:categories>/g)]
-      .map((m) => ({ category: m[1]!, foods: [...m[2]!.matchAll(/<fs:name>([^<]*)<\/fs:name>/g)].map((n) => n[1]!) }));
-  };
+    const body = res.body as { metadata: Listing['metadata'] } & Record<string, { name: string }[]>;
+    return { metadata: body.metadata, names: body[resource]!.map((x) => x.name) };
+  }
 
-  test('apple: the food named exactly Apple first, categories in the order of their best food', async () => {
-    const found = await search('apple');
-    assert.equal(found[0]!.foods[0], 'Apple');
-    // The JSON interface's name tier, in its order: each category where its first food is.
-    const res = await server.get('/v1/foods?query=apple&fields=name,category/name&limit=100');
-    const ranked = (res.body as { foods: { name: string; category: { name: string } }[] }).foods.filter((x) => /apple/i.test(x.name));
-    assert.deepEqual(found.map((c) => c.category), [...new Set(ranked.map((x) => x.category.name))]);
-    assert.deepEqual(found.flatMap((c) => c.foods).sort(), ranked.map((x) => x.name).sort());
+  const names = async (query: string): Promise<string[]> => (await list(query)).names;
+  const sorted = async (query: string): Promise<string[]> => (await names(query)).sort();
+
+  describe('word forms: a word matches the words with the same English singular form', () => {
+    test('regular and irregular plurals, both ways', async () => {
+      assert.ok((await names('apple')).includes('Apples, raw, with skin'));
+      assert.deepEqual(await sorted('apples'), await sorted('apple'));
+      assert.deepEqual(await sorted('berry'), ['Berries, mixed, raw', 'Berry tart', 'Fruit tart'], 'Fruit tart by its description');
+      assert.deepEqual(await names('tomato'), ['Tomatoes, red, raw']);
+      assert.deepEqual(await names('peach'), ['Peaches, canned']);
+      assert.deepEqual(await names('loaves'), ['Meat loaf']);
+      assert.deepEqual(await sorted('leaf'), ['Leaf lard', 'Lettuce leaves, raw']);
+      assert.deepEqual(await names('potato'), ['Potatoes, baked']);
+    });
+
+    test('no other stemming: cooked is not cook, appl is nothing', async () => {
+      assert.deepEqual(await names('cook'), ["Cook's stew"]);
+      assert.deepEqual(await names('cooked'), ['Rice, cooked']);
+      assert.deepEqual(await names('appl'), []);
+    });
+
+    test('a word marked * matches as a prefix of the words themselves, not of their forms', async () => {
+      assert.deepEqual(await names('leav*'), ['Lettuce leaves, raw']);
+      assert.deepEqual(await sorted('appl*'), await sorted('apple'));
+    });
   });
 
-  test('word forms, typos from food names, synonyms in names; never another field', async () => {
-    assert.ok((await search('tomato')).some((c) => c.foods.includes('Tomatoes, red, raw')));
-    assert.ok((await search('brocoli')).some((c) => c.foods.includes('Broccoli, raw')));
-    assert.ok((await search('aubergine')).some((c) => c.foods.includes('Eggplant, raw')));
-    assert.deepEqual(await search('aardvarkishh'), [], 'the word is in a description only: no name word to correct to');
-    assert.deepEqual((await list('aardvarkishh')).names, ['Quinoa bowl'], 'the JSON interface matches descriptions');
-    assert.deepEqual(await search('cheddar*'), await search('cheddar'), '* is a separator here');
+  describe('typos: a word that matches nothing matches the words within its edits', () => {
+    test('one edit from 5 letters (an adjacent swap included), two from 9, and the response says how', async () => {
+      const brocoli = await list('brocoli');
+      assert.deepEqual(brocoli.names.sort(), ['Broccoli soup', 'Broccoli, raw']);
+      assert.deepEqual(brocoli.metadata.corrections, [{ word: 'brocoli', as: ['broccoli'] }]);
+      assert.deepEqual((await list('borccoli')).metadata.corrections, [{ word: 'borccoli', as: ['broccoli'] }]);
+      const two = await list('mozzarrela');
+      assert.deepEqual(two.names, ['Cheese, mozzarella']);
+      assert.deepEqual(two.metadata.corrections, [{ word: 'mozzarrela', as: ['mozzarella'] }]);
+      // Corrected words combine with the others (AND).
+      assert.deepEqual(await names('brocoli raw'), ['Broccoli, raw']);
+    });
+
+    test('not for two edits under 9 letters, words under 5 letters, numbers or * words', async () => {
+      for (const query of ['mozarela', 'ryce', '12346', 'brocolx*']) {
+        const found = await list(query);
+        assert.deepEqual(found.names, [], query);
+        assert.equal(found.metadata.corrections, undefined, query);
+      }
+    });
+
+    test('a word that matches something as typed is never corrected; metadata has no corrections then', async () => {
+      const chese = await list('chese');
+      assert.deepEqual(chese.names, ['Chese board']);
+      assert.deepEqual(Object.keys(chese.metadata).sort(), ['limit', 'offset', 'total']);
+    });
+
+    test('each resource corrects from its own vocabulary; fields-selected responses carry corrections too', async () => {
+      const brands = await list('zebre', server, 'brands');
+      assert.deepEqual(brands.names, ['Zebra Dairy']);
+      assert.deepEqual(brands.metadata.corrections, [{ word: 'zebre', as: ['zebra'] }]);
+      assert.deepEqual((await list('produse', server, 'tags')).names, ['Organic produce']);
+      assert.deepEqual((await list('beveragez', server, 'categories')).names, ['Drinks and beverages']);
+      assert.deepEqual((await list('dairy', server, 'categories')).names, [], 'a brand word is not a category word');
+      const res = await server.get('/v1/foods?query=brocoli&fields=name&limit=1');
+      assert.deepEqual((res.body as { metadata: unknown }).metadata, { total: 2, limit: 1, offset: 0, corrections: [{ word: 'brocoli', as: ['broccoli'] }] });
+    });
+  });
+
+  describe('synonyms: a word or phrase also matches its synonyms from the list', () => {
+    test('both directions, one way, phrases, and a synonym match counts as the word (AND)', async () => {
+      assert.deepEqual(await sorted('aubergine'), ['Aubergine dip', 'Eggplant, raw']);
+      assert.deepEqual(await sorted('eggplant'), ['Aubergine dip', 'Eggplant, raw']);
+      assert.deepEqual(await sorted('soda'), ['Carbonated beverage, cola', 'Soda bread']);
+      assert.deepEqual(await names('carbonated beverage'), ['Carbonated beverage, cola'], 'soda => carbonated beverage is one way');
+      assert.deepEqual(await names('soda cola'), ['Carbonated beverage, cola']);
+      assert.deepEqual(await names('beef hot dog'), ['Frankfurter, beef']);
+      assert.deepEqual(await sorted('hot dogs'), ['Frankfurter, beef', 'Frankfurter, turkey']);
+    });
+
+    test('a phrase of the list typed in another order matches when the words as typed match nothing together', async () => {
+      assert.deepEqual(await sorted('dogs hot'), ['Frankfurter, beef', 'Frankfurter, turkey']);
+      assert.deepEqual(await names('dog hot beef'), ['Frankfurter, beef']);
+      assert.deepEqual(await names('dog cola'), [], 'no phrase of the list');
+    });
+
+    test('a word its synonyms match is not corrected', async () => {
+      const catsup = await list('catsup');
+      assert.deepEqual(catsup.names, ['Ketchup']);
+      assert.equal(catsup.metadata.corrections, undefined);
+    });
+
+    test('an operator replaces or extends the list with FOODLOOKUP_SYNONYMS, no import needed', async () => {
+      const mine = join(dir, 'mine.txt');
+      writeFileSync(mine, '# ours\nzyzzyva => apple\n');
+      const replaced = await startTestServer(db, { FOODLOOKUP_SYNONYMS: mine });
+      const extended = await startTestServer(db, { FOODLOOKUP_SYNONYMS: `default,${mine}` });
+      try {
+        assert.ok((await list('zyzzyva', replaced)).names.includes('Apples, raw, with skin'));
+        assert.deepEqual((await list('aubergine', replaced)).names, ['Aubergine dip'], 'the shipped list is replaced');
+        assert.ok((await list('zyzzyva', extended)).names.includes('Apple'));
+        assert.deepEqual((await list('aubergine', extended)).names.sort(), ['Aubergine dip', 'Eggplant, raw']);
+      } finally {
+        await replaced.close();
+        await extended.close();
+      }
+    });
+  });
+
+  describe('relevance: the name tier first, then the service\'s score', () => {
+    test('a food whose name has every word (in any form) ranks above one that needs other fields', async () => {
+      assert.deepEqual(await names('berries tart'), ['Berry tart', 'Fruit tart']);
+    });
+
+    test('the head of the name and a plain, common form come first; type-ahead ranks as the finished word', async () => {
+      assert.equal((await names('apple'))[0], 'Apple', 'the whole name');
+      assert.equal((await names('apples raw'))[0], 'Apples, raw, with skin');
+      assert.equal((await names('cheddar'))[0], 'Cheese, cheddar');
+      assert.equal((await names('ched*'))[0], 'Cheese, cheddar');
+    });
+  });
+
+  describe('SOAP foodSearch: the same matching and ranking, names only', () => {
+    const search = async (terms: string): Promise<{ category: string; foods: string[] }[]> => {
+      const res = await post(server, envelope('foodSearch', { devkey: TEST_TOKEN, terms }));
+      assert.equal(res.status, 200, res.text);
+      return [...res.text.matchAll(/<fs:categories><fs:name>([^<]*)<\/fs:name>(.*?)<\/fs:categories>/g)]
+        .map((m) => ({ category: m[1]!, foods: [...m[2]!.matchAll(/<fs:name>([^<]*)<\/fs:name>/g)].map((n) => n[1]!) }));
+    };
+
+    test('apple: the food named exactly Apple first, categories in the order of their best food', async () => {
+      const found = await search('apple');
+      assert.equal(found[0]!.foods[0], 'Apple');
+      // The JSON interface's name tier, in its order: each category where its first food is.
+      const res = await server.get('/v1/foods?query=apple&fields=name,category/name&limit=100');
+      const ranked = (res.body as { foods: { name: string; category: { name: string } }[] }).foods.filter((x) => /apple/i.test(x.name));
+      assert.deepEqual(found.map((c) => c.category), [...new Set(ranked.map((x) => x.category.name))]);
+      assert.deepEqual(found.flatMap((c) => c.foods).sort(), ranked.map((x) => x.name).sort());
+    });
+
+    test('word forms, typos from food names, synonyms in names; never another field', async () => {
+      assert.ok((await search('tomato')).some((c) => c.foods.includes('Tomatoes, red, raw')));
+      assert.ok((await search('brocoli')).some((c) => c.foods.includes('Broccoli, raw')));
+      assert.ok((await search('aubergine')).some((c) => c.foods.includes('Eggplant, raw')));
+      assert.deepEqual(await search('aardvarkishh'), [], 'the word is in a description only: no name word to correct to');
+      assert.deepEqual((await list('aardvarkishh')).names, ['Quinoa bowl'], 'the JSON interface matches descriptions');
+      assert.deepEqual(await search('cheddar*'), await search('cheddar'), '* is a separator here');
+    });
   });
 });

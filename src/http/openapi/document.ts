@@ -133,6 +133,12 @@ const RESPONSES: Readonly<Record<string, Json>> = {
     ...errorResponse("The token's quota is used up for this window.", { code: 429, message: 'Quota exceeded', details: 'Limit of 1000 requests reached; the window resets in 1200 s' }),
     headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'Seconds until the window resets.' }, 'X-Request-Id': ref('headers', 'X-Request-Id') },
   },
+  ServiceUnavailable: {
+    ...errorResponse('The catalogue store (PostgreSQL) cannot be reached: nothing is wrong with the request; send it again after Retry-After.', {
+      code: 503, message: 'Service Unavailable', details: 'The catalogue store does not answer; retry in 5 s',
+    }),
+    headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'Seconds to wait before sending the request again.' }, 'X-Request-Id': ref('headers', 'X-Request-Id') },
+  },
   InternalError: errorResponse('A failure of ours; the log has the same request id.', {
     code: 500, message: 'Internal Server Error', details: 'Request id: 0b1c6a4e-8d3f-4a57-9b1e-2f4c5d6e7f80',
   }),
@@ -160,6 +166,7 @@ function ok(description: string, schema: string, example?: unknown): Json {
 const ERRORS = {
   '400': ref('responses', 'BadRequest'), '401': ref('responses', 'Unauthorized'), '403': ref('responses', 'Forbidden'),
   '414': ref('responses', 'UriTooLong'), '429': ref('responses', 'QuotaExceeded'), '500': ref('responses', 'InternalError'),
+  '503': ref('responses', 'ServiceUnavailable'),
 };
 
 function collection(tag: string, summary: string, description: string, schema: string, parameters: readonly Json[], example: unknown, exampleUrl: string): Json {
@@ -187,7 +194,7 @@ const DESCRIPTION = `A food nutrition catalogue: foods with their brand, categor
 
 **Authentication**: every \`/v1\` request sends an access token as the HTTP Basic username with an empty password (\`curl -u TOKEN: …\`). In "Try it out", press *Authorize* and put the token in *Username*. Get a token with \`npx foodlookup tokens create\` (the first \`npm start\` prints a development token).
 
-**Conventions**: lists are comma-separated; where a parameter says so, a leading \`!\` inverts. Every error has the body \`{code, message, details}\` (\`details\` absent only for 401). Unknown parameters are ignored; a known one given twice is a 400. Every response carries \`X-Request-Id\`. Responses of 1 KiB or more are gzip- or brotli-compressed when the client sends \`Accept-Encoding\`.
+**Conventions**: lists are comma-separated; where a parameter says so, a leading \`!\` inverts. Every error has the body \`{code, message, details}\` (\`details\` absent only for 401). Unknown parameters are ignored; a known one given twice is a 400. Every response carries \`X-Request-Id\`. When the catalogue store (PostgreSQL) cannot be reached, a request that needs it is a \`503\` with \`Retry-After\` (SOAP: an \`env:Receiver\` fault with \`Retry-After\`), never a wait of more than 5 s. Responses of 1 KiB or more are gzip- or brotli-compressed when the client sends \`Accept-Encoding\`.
 
 The legacy SOAP 1.2 interface (\`foodSearch\`, \`getFood\`) is at \`POST /soap/1.2\`, its WSDL at \`GET /soap/1.2?wsdl\`.`;
 

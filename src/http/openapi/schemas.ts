@@ -144,8 +144,11 @@ export const SCHEMAS: Readonly<Record<string, Schema>> = {
   CategoryRecord: single('category', 'Category'),
   TagRecord: single('tag', 'Tag'),
   Status: {
-    type: 'object', additionalProperties: false, required: ['status'],
-    properties: { status: { type: 'string', enum: ['ok'] } },
+    type: 'object', additionalProperties: false, required: ['status', 'store'],
+    properties: {
+      status: { type: 'string', enum: ['ok'] },
+      store: { type: 'string', enum: ['ok', 'unavailable'], description: 'Whether the catalogue store answered within 1 s (a PostgreSQL store may be away while the process runs).' },
+    },
   },
   Readiness: {
     type: 'object', additionalProperties: false, required: ['status', 'catalog'],

@@ -13,55 +13,30 @@ import { SqliteImport } from './writer.js';
 import { checkReadable, enterWal, returnToWal, takeRollbackJournal } from './import-journal.js';
 import {
   FOOD_COLUMNS, brandRowToBrand, categoryRowToCategory, foodRowToFood, foodRowToJson, tagRowToTag,
-  type BrandRow, type CategoryRow, type FoodContext, type FoodJsonContext, type FoodRow, type TagRow,
-} from './records.js';
-import { brandsQuery, categoriesQuery, foodsQuery, tagsQuery, type BuiltQuery } from './queries.js';
+  type BrandRow, type CategoryRow, type FoodRow, type TagRow,
+} from '../record-rows.js';
+import { CatalogDictionary } from '../dictionary.js';
 import type { RecordRids } from '../../search/food-filters.js';
+import { defaultSynonyms, foodHitsPage, foodJsonPage, withCorrections, type FoodRowsPage } from '../food-pages.js';
+import { brandsQuery, categoriesQuery, foodsQuery, tagsQuery, type BuiltQuery } from './queries.js';
 import { SearchEngine, type StoreLookups } from '../../search/engine.js';
 import type { Correction } from '../../search/plan.js';
 import { recordsEngine } from '../../search/records.js';
 import { Synonyms } from '../../search/synonyms.js';
 import { loadSearchIndex } from './search-store.js';
 
-/**
- * Brands, categories and tags of one catalogue version, held in memory: every food response
- * embeds them, and they are few next to the foods. Rebuilt when the version moves.
- */
-class Dictionary implements FoodContext, FoodJsonContext, RecordRids {
+/** The dictionary of a version, with the lookups SQLite answers from its tables. */
+class Dictionary extends CatalogDictionary implements RecordRids {
   private readonly byClassification: Statement<[string], number>;
   private readonly byBarcode: Statement<[string], number>;
-  readonly brands = new Map<string, Stamped<Brand>>();
-  /** Rids by id, for the in-memory filters (food-filters.ts). */
-  private readonly brandRids = new Map<string, number>();
-  private readonly tagRids = new Map<string, number>();
-  readonly limits = { brand: 0, category: 0, tag: 0 };
   private readonly closure: Statement<[string], number>;
-  readonly categories = new Map<string, Stamped<Category>>();
-  readonly tagsById = new Map<string, Stamped<Tag> & { order: number }>();
-  /** Serialised once per record and version, one map per kind: keys are bare ids, no per-call concatenation. */
-  private readonly brandText = new Map<string, string>();
-  private readonly categoryText = new Map<string, string>();
-  private readonly tagText = new Map<string, { json: string; order: number }>();
 
-  constructor(readonly state: CatalogState, db: Db) {
-    for (const row of db.prepare('SELECT rid, id, name, region, updated_at FROM brands').all() as (BrandRow & { rid: number })[]) {
-      this.brands.set(row.id, { value: brandRowToBrand(row), lastModified: row.updated_at });
-      this.brandRids.set(row.id, row.rid);
-      this.limits.brand = Math.max(this.limits.brand, row.rid + 1);
-    }
-    const categoryRows = db.prepare('SELECT rid, id, name, region, parent_id, is_leaf, hierarchy, updated_at FROM categories').all() as
-      (CategoryRow & { rid: number })[];
-    for (const row of categoryRows) {
-      this.categories.set(row.id, { value: categoryRowToCategory(row), lastModified: row.updated_at });
-      this.limits.category = Math.max(this.limits.category, row.rid + 1);
-    }
-    const tagRows = db.prepare('SELECT rid, id, name, name_key, updated_at FROM tags ORDER BY name_key, id').all() as (TagRow & { rid: number })[];
-    tagRows.forEach((row, order) => {
-      const tag = { value: tagRowToTag(row), lastModified: row.updated_at, order };
-      this.tagsById.set(row.id, tag);
-      this.tagText.set(row.id, { json: JSON.stringify(tag.value), order });
-      this.tagRids.set(row.id, row.rid);
-      this.limits.tag = Math.max(this.limits.tag, row.rid + 1);
+  constructor(state: CatalogState, db: Db) {
+    super(state, {
+      brands: db.prepare('SELECT rid, id, name, region, updated_at FROM brands').all() as (BrandRow & { rid: number })[],
+      categories: db.prepare('SELECT rid, id, name, region, parent_id, is_leaf, hierarchy, updated_at FROM categories').all() as
+        (CategoryRow & { rid: number })[],
+      tagsInNameOrder: db.prepare('SELECT rid, id, name, name_key, updated_at FROM tags ORDER BY name_key, id').all() as (TagRow & { rid: number })[],
     });
     this.closure = db.prepare<[string], number>(`SELECT c.rid FROM category_closure cc JOIN categories c ON c.id = cc.descendant_id
       WHERE cc.ancestor_id IN (SELECT value FROM json_each(?))`).pluck();
@@ -77,66 +52,8 @@ class Dictionary implements FoodContext, FoodJsonContext, RecordRids {
     return this.byClassification.all(JSON.stringify(values.map((v) => v.toLowerCase())));
   }
 
-  brandRid(id: string): number | undefined {
-    return this.brandRids.get(id);
-  }
-
-  tagRid(id: string): number | undefined {
-    return this.tagRids.get(id);
-  }
-
   categoriesUnder(ids: readonly string[]): number[] {
     return this.closure.all(JSON.stringify(ids));
-  }
-
-  brand(id: string): Brand | undefined {
-    return this.brands.get(id)?.value;
-  }
-
-  category(id: string): Category | undefined {
-    return this.categories.get(id)?.value;
-  }
-
-  tags(ids: readonly string[]): Tag[] {
-    const found = ids.map((id) => this.tagsById.get(id)).filter((t) => t !== undefined);
-    return found.sort((a, b) => a.order - b.order).map((t) => t.value);
-  }
-
-  /** A record's JSON, serialised on first use in this version. */
-  private static text(texts: Map<string, string>, id: string, record: object | undefined): string | undefined {
-    let text = texts.get(id);
-    if (text === undefined && record !== undefined) {
-      text = JSON.stringify(record);
-      texts.set(id, text);
-    }
-    return text;
-  }
-
-  brandJson(id: string): string | undefined {
-    return this.brandText.get(id) ?? Dictionary.text(this.brandText, id, this.brand(id));
-  }
-
-  categoryJson(id: string): string | undefined {
-    return this.categoryText.get(id) ?? Dictionary.text(this.categoryText, id, this.category(id));
-  }
-
-  /**
-   * Tag lists are joined from per-tag JSON: their combinations are too many to cache. The
-   * writer stores `tag_ids` as JSON.stringify of normalised uuids, `["…","…"]`, 39 characters
-   * a tag: they are sliced at those places rather than parsed (anything else is parsed).
-   */
-  tagsJson(tagIds: string): string {
-    if (tagIds === '[]') return '[]';
-    const ids = (tagIds.length - 1) % 39 === 0 && tagIds.charCodeAt(1) === 34
-      ? Array.from({ length: (tagIds.length - 1) / 39 }, (_, i) => tagIds.slice(2 + 39 * i, 38 + 39 * i))
-      : JSON.parse(tagIds) as string[];
-    const found: { json: string; order: number }[] = [];
-    for (const id of ids) {
-      const tag = this.tagText.get(id);
-      if (tag !== undefined) found.push(tag);
-    }
-    if (found.length > 1) found.sort((a, b) => a.order - b.order);
-    return `[${found.map((t) => t.json).join(',')}]`;
   }
 }
 
@@ -154,17 +71,6 @@ interface Searches {
   readonly dictionary: Dictionary;
   readonly foods: SearchEngine;
   readonly records: Map<'brands' | 'categories' | 'tags', SearchEngine>;
-}
-
-/** A page with the corrections of its query's words, when there were any (contract C3). */
-function withCorrections<T>(page: Page<T>, corrections: readonly Correction[]): Page<T> {
-  return corrections.length === 0 ? page : { ...page, corrections };
-}
-
-let shippedSynonyms: Synonyms | undefined;
-/** The synonym list that ships with the service, read once per process. */
-function defaultSynonyms(): Synonyms {
-  return (shippedSynonyms ??= Synonyms.load(['default']));
 }
 
 export class SqliteCatalogStore implements CatalogStore {
@@ -399,7 +305,7 @@ export class SqliteCatalogStore implements CatalogStore {
   }
 
   /** The page's rows in order, with the dictionary of the version they were read in. */
-  private foodPage(query: FoodQuery): { dictionary: Dictionary; total: number; rows: FoodRow[]; corrections: readonly Correction[] } {
+  private foodPage(query: FoodQuery): FoodRowsPage {
     const searches = this.search();
     // A barcode lookup without a query names a handful of foods through its index: the general query starts from them.
     const answer = query.upcs && !query.match ? undefined : searches.foods.foods(query, this.lookups(searches));
@@ -411,29 +317,11 @@ export class SqliteCatalogStore implements CatalogStore {
   }
 
   foods(query: FoodQuery): Promise<Page<FoodHit>> {
-    const { dictionary, total, rows, corrections } = this.foodPage(query);
-    const by = query.grouping?.by;
-    const items = rows.map((row): FoodHit => {
-      const food = foodRowToFood(row, dictionary);
-      if (by === 'brand') return { food, grouping: { name: food.brand.name, id: food.brand.id } };
-      if (by === 'classification') return { food, grouping: { name: row.classification } };
-      return { food };
-    });
-    return Promise.resolve(withCorrections({ total, items }, corrections));
+    return Promise.resolve(foodHitsPage(query, this.foodPage(query)));
   }
 
   foodsJson(query: FoodQuery): Promise<Page<string>> {
-    const { dictionary, total, rows, corrections } = this.foodPage(query);
-    const by = query.grouping?.by;
-    const items = rows.map((row) => {
-      const json = foodRowToJson(row, dictionary);
-      if (by === undefined) return json;
-      const grouping = by === 'brand'
-        ? `{"name":${JSON.stringify(dictionary.brand(row.brand_id)!.name)},"id":"${row.brand_id}"}`
-        : `{"name":${JSON.stringify(row.classification)}}`;
-      return `${json.slice(0, -1)},"grouping":${grouping}}`;
-    });
-    return Promise.resolve(withCorrections({ total, items }, corrections));
+    return Promise.resolve(foodJsonPage(query, this.foodPage(query)));
   }
 
   /** The SQL plan: lists without a query and prefixes the engine leaves to it; fts grouped over the engine's ranked matches. */

@@ -1,15 +1,16 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { availableParallelism } from 'node:os';
 import { envInteger } from '../../config.js';
-import type { CatalogBrand, CatalogCategory, CatalogTag, CategoryPathEntry } from '../../domain/records.js';
+import type { CatalogBrand, CatalogCategory, CatalogTag } from '../../domain/records.js';
 import { describeSource } from '../../domain/records.js';
-import { GENERIC_BRAND_IDS, GENERIC_BRAND_NAME } from '../../domain/regions.js';
 import { fold } from '../../domain/text.js';
 import { RecordRejected, type ImportRecord, type ImportTransaction, type PutOutcome } from '../catalog-store.js';
 import { foodRow, type FoodRow } from '../food-row.js';
+import {
+  GENERIC_IDS, PROBLEM_SAMPLE, brandProblem, categoryTree, foodCheckCondition, foodProblems, foodReferenceProblem, listProblems,
+  type CategoryTreeRow, type FoodCheckRow,
+} from '../import-rules.js';
 import { rebuildSearchData } from './search-store.js';
-
-const GENERIC_IDS: ReadonlySet<string> = new Set(Object.values(GENERIC_BRAND_IDS));
 
 /**
  * An import that writes this many foods, and at least a quarter as many as the catalogue held,
@@ -24,9 +25,6 @@ export function bulkMinFoods(): number {
 
 /** The page cache (and so the sorter's memory) while dropped indexes are built, in KiB. */
 const INDEX_BUILD_CACHE_KIB = 8192;
-
-/** At most this many problems of one kind are listed; the rest are counted. */
-const PROBLEM_SAMPLE = 20;
 
 interface BrandLookup { rid: number; name: string; region: string }
 interface CategoryLookup { rid: number; name: string; region: string; parent_id: string | null }
@@ -55,15 +53,6 @@ class RowCache<T> {
   forget(id: string): void {
     this.rows.delete(id);
   }
-}
-
-interface CategoryRow {
-  id: string;
-  name: string;
-  region: string;
-  parent_id: string | null;
-  is_leaf: number;
-  hierarchy: string;
 }
 
 export interface ImportHooks {
@@ -187,9 +176,8 @@ export class SqliteImport implements ImportTransaction {
 
   private putBrand(brand: CatalogBrand): PutOutcome {
     const row = this.brands.get(brand.id);
-    if (GENERIC_IDS.has(brand.id) && (brand.name !== GENERIC_BRAND_NAME || GENERIC_BRAND_IDS[brand.region] !== brand.id)) {
-      throw new RecordRejected(`brand ${brand.id} is the generic '${GENERIC_BRAND_NAME}' brand of its region: it may be listed only unchanged`);
-    }
+    const problem = brandProblem(brand);
+    if (problem !== undefined) throw new RecordRejected(problem);
     if (row && row.name === brand.name && row.region === brand.region) return 'unchanged';
     const key = fold(brand.name);
     this.referenceMoved();
@@ -245,22 +233,13 @@ export class SqliteImport implements ImportTransaction {
     const row = this.s['foodGet']!.get(food.foodId) as { rid: number; revision_id: string; content_hash: string } | undefined;
     if (row && row.revision_id === food.revisionId && row.content_hash === food.contentHash) return 'unchanged';
 
-    const brand = this.brands.get(food.brand);
-    if (!brand) {
-      throw new RecordRejected(`brand ${food.brand} does not exist (a brand must come before the foods that use it, or already be in the catalogue)`);
-    }
-    if (brand.region !== food.region) throw new RecordRejected(`brand ${food.brand} is in region ${brand.region}, the food in ${food.region}`);
-    const category = this.categories.get(food.category);
-    if (!category) {
-      throw new RecordRejected(`category ${food.category} does not exist (a category must come before the foods in it, or already be in the catalogue)`);
-    }
-    if (category.region !== food.region) {
-      throw new RecordRejected(`category ${food.category} is in region ${category.region}, the food in ${food.region}`);
-    }
-    if (this.hasChild.get(food.category)) throw new RecordRejected(`category ${food.category} is not a leaf: it has child categories`);
-    for (const tag of food.tags) {
-      if (!this.tags.get(tag)) throw new RecordRejected(`tag ${tag} does not exist (a tag must come before the foods that carry it)`);
-    }
+    const problem = foodReferenceProblem(food, {
+      brand: (id) => this.brands.get(id),
+      category: (id) => this.categories.get(id),
+      hasChild: (id) => this.hasChild.get(id) !== undefined,
+      tagExists: (id) => this.tags.get(id) !== undefined,
+    });
+    if (problem !== undefined) throw new RecordRejected(problem);
     // A derived revision covers the foodId, so only a given one can clash with another food's.
     const clash = food.revisionGiven ? (this.s['foodByRevision']!.get(food.revisionId, food.foodId) as { id: string } | undefined) : undefined;
     if (clash) throw new RecordRejected(`revisionId ${food.revisionId} is already the revision of food ${clash.id}`);
@@ -356,110 +335,41 @@ export class SqliteImport implements ImportTransaction {
 
   /** Recomputes hierarchy, leaf flags and the closure; returns tree problems. */
   private rebuildCategories(problems: string[]): void {
-    const rows = this.db.prepare('SELECT id, name, region, parent_id, is_leaf, hierarchy FROM categories').all() as CategoryRow[];
-    const byId = new Map(rows.map((r) => [r.id, r]));
-    const children = new Set<string>();
-    for (const row of rows) {
-      if (row.parent_id === null) continue;
-      const parent = byId.get(row.parent_id);
-      if (!parent) {
-        problems.push(`category ${row.id}${this.sourceOf('category', row.id)}: parent ${row.parent_id} does not exist`);
-        continue;
-      }
-      if (parent.region !== row.region) {
-        problems.push(`category ${row.id}${this.sourceOf('category', row.id)}: parent ${parent.id} is in region ${parent.region}, the category in ${row.region}`);
-      }
-      children.add(row.parent_id);
-    }
-    const paths = new Map<string, CategoryPathEntry[]>();
-    const pathOf = (start: CategoryRow): CategoryPathEntry[] | undefined => {
-      const chain: CategoryRow[] = [];
-      const onChain = new Set<string>();
-      let node: CategoryRow | undefined = start;
-      while (node && !paths.has(node.id)) {
-        if (onChain.has(node.id)) return undefined;
-        onChain.add(node.id);
-        chain.push(node);
-        node = node.parent_id === null ? undefined : byId.get(node.parent_id);
-      }
-      let path = node ? paths.get(node.id)! : [];
-      for (const entry of chain.reverse()) {
-        path = [...path, { id: entry.id, name: entry.name }];
-        paths.set(entry.id, path);
-      }
-      return paths.get(start.id);
-    };
+    const rows = this.db.prepare('SELECT id, name, region, parent_id, is_leaf, hierarchy FROM categories').all() as CategoryTreeRow[];
+    const tree = categoryTree(rows, (id) => this.sourceOf('category', id));
+    problems.push(...tree.problems);
     const update = this.db.prepare('UPDATE categories SET is_leaf = ?, hierarchy = ?, updated_at = ? WHERE id = ?');
     const updateDerived = this.db.prepare('UPDATE categories SET is_leaf = ?, hierarchy = ? WHERE id = ?');
     this.db.exec('DELETE FROM category_closure');
     const closure = this.db.prepare('INSERT INTO category_closure (ancestor_id, descendant_id) VALUES (?, ?)');
-    for (const row of rows) {
-      const path = pathOf(row);
-      if (!path) {
-        problems.push(`category ${row.id}${this.sourceOf('category', row.id)}: its parents form a cycle`);
-        continue;
-      }
-      for (const ancestor of path) closure.run(ancestor.id, row.id);
-      const isLeaf = children.has(row.id) ? 0 : 1;
-      const hierarchy = JSON.stringify(path);
-      if (hierarchy !== row.hierarchy || isLeaf !== row.is_leaf) {
-        // A renamed ancestor changes this category's representation: it counts as changed.
-        if (hierarchy !== row.hierarchy && row.hierarchy !== '[]') {
-          update.run(isLeaf, hierarchy, this.now, row.id);
-          this.changedCategories.add(row.id);
-        } else {
-          updateDerived.run(isLeaf, hierarchy, row.id);
-        }
+    for (const [ancestor, descendant] of tree.closure) closure.run(ancestor, descendant);
+    for (const { id, isLeaf, hierarchy, touched } of tree.updates) {
+      // A renamed ancestor changes this category's representation: it counts as changed.
+      if (touched) {
+        update.run(isLeaf, hierarchy, this.now, id);
+        this.changedCategories.add(id);
+      } else {
+        updateDerived.run(isLeaf, hierarchy, id);
       }
     }
   }
 
   private listProblems(problems: string[], sql: string, describe: (row: Record<string, string>) => string): void {
-    const rows = this.db.prepare(`${sql} LIMIT ${PROBLEM_SAMPLE + 1}`).all() as Record<string, string>[];
-    for (const row of rows.slice(0, PROBLEM_SAMPLE)) problems.push(describe(row));
-    if (rows.length > PROBLEM_SAMPLE) problems.push('… and more of the same kind');
+    listProblems(this.db.prepare(`${sql} LIMIT ${PROBLEM_SAMPLE + 1}`).all() as Record<string, string>[], problems, describe);
   }
 
   /**
    * The rules between a food and its brand and category, in one pass over the foods instead of
-   * one per rule: each pass reads the whole foods table, seconds at a million foods. Each rule
-   * keeps its own sample in rid order, as its own scan listed them, and the rules keep their order.
-   * Without `everything` only the leaf rule is checked (the others cannot have come to fail).
+   * one per rule: each pass reads the whole foods table, seconds at a million foods.
    */
   private foodProblems(problems: string[], everything: boolean, at: (id: string) => string): void {
-    interface Row { id: string; brand_id: string; category_id: string; no_category: number; not_leaf: number;
-      no_brand: number; brand_region: string | null; category_region: string | null; wrong_brand: number; wrong_category: number }
-    const rules: { test: (r: Row) => boolean; describe: (r: Row) => string }[] = [
-      { test: (r) => r.not_leaf === 1, describe: (r) => `food ${r.id}${at(r.id)}: category ${r.category_id} is not a leaf (it has child categories)` },
-    ];
-    if (everything) {
-      rules.push(
-        { test: (r) => r.no_brand === 1, describe: (r) => `food ${r.id}${at(r.id)}: brand ${r.brand_id} does not exist` },
-        { test: (r) => r.no_category === 1, describe: (r) => `food ${r.id}${at(r.id)}: category ${r.category_id} does not exist` },
-        { test: (r) => r.wrong_brand === 1, describe: (r) => `food ${r.id}${at(r.id)}: brand ${r.brand_id} is now in region ${r.brand_region}` },
-        { test: (r) => r.wrong_category === 1, describe: (r) => `food ${r.id}${at(r.id)}: category ${r.category_id} is now in region ${r.category_region}` },
-      );
-    }
     const rows = this.db.prepare(`SELECT f.id, f.brand_id, f.category_id, c.id IS NULL AS no_category, c.is_leaf = 0 AS not_leaf,
         b.id IS NULL AS no_brand, b.region AS brand_region, c.region AS category_region,
         b.region <> f.region AS wrong_brand, c.region <> f.region AS wrong_category
       FROM foods f LEFT JOIN categories c ON c.id = f.category_id LEFT JOIN brands b ON b.id = f.brand_id
-      WHERE ${everything ? 'c.is_leaf = 0 OR c.id IS NULL OR b.id IS NULL OR b.region <> f.region OR c.region <> f.region' : 'c.is_leaf = 0'}
-      ORDER BY f.rid`).iterate() as IterableIterator<Row>;
-    const found: Row[][] = rules.map(() => []);
-    let open = rules.length;
-    for (const row of rows) {
-      rules.forEach((rule, i) => {
-        if (found[i]!.length > PROBLEM_SAMPLE || !rule.test(row)) return;
-        found[i]!.push(row);
-        if (found[i]!.length > PROBLEM_SAMPLE) open--;
-      });
-      if (open === 0) break;
-    }
-    rules.forEach((rule, i) => {
-      for (const row of found[i]!.slice(0, PROBLEM_SAMPLE)) problems.push(rule.describe(row));
-      if (found[i]!.length > PROBLEM_SAMPLE) problems.push('… and more of the same kind');
-    });
+      WHERE ${foodCheckCondition(everything)}
+      ORDER BY f.rid`).iterate() as IterableIterator<FoodCheckRow>;
+    foodProblems(rows, problems, everything, at);
   }
 
   check(): Promise<readonly string[]> {

@@ -1,6 +1,6 @@
-import type { Brand, Category, CategoryPathEntry, Food, Serving, Tag, Upc } from '../../domain/records.js';
-import type { Nutrients } from '../../domain/nutrients.js';
-import type { Region } from '../../domain/regions.js';
+import type { Brand, Category, CategoryPathEntry, Food, Serving, Tag, Upc } from '../domain/records.js';
+import type { Nutrients } from '../domain/nutrients.js';
+import type { Region } from '../domain/regions.js';
 
 export interface BrandRow { id: string; name: string; region: string; updated_at: number }
 export interface CategoryRow {

@@ -1,0 +1,55 @@
+import type { FoodHit, FoodQuery, Page } from './catalog-store.js';
+import type { CatalogDictionary } from './dictionary.js';
+import { foodRowToFood, foodRowToJson, type FoodRow } from './record-rows.js';
+import type { Correction } from '../search/plan.js';
+import { Synonyms } from '../search/synonyms.js';
+
+/**
+ * What both stores do with a page of food rows once they have it: the API's foods, with their
+ * `grouping` when the query grouped, as objects or as JSON text.
+ */
+
+/** A page with the corrections of its query's words, when there were any (contract C3). */
+export function withCorrections<T>(page: Page<T>, corrections: readonly Correction[]): Page<T> {
+  return corrections.length === 0 ? page : { ...page, corrections };
+}
+
+/** A page of food rows in order, with the dictionary of the version they were read in. */
+export interface FoodRowsPage {
+  readonly dictionary: CatalogDictionary;
+  readonly total: number;
+  readonly rows: readonly FoodRow[];
+  readonly corrections: readonly Correction[];
+}
+
+export function foodHitsPage(query: FoodQuery, page: FoodRowsPage): Page<FoodHit> {
+  const { dictionary, total, rows, corrections } = page;
+  const by = query.grouping?.by;
+  const items = rows.map((row): FoodHit => {
+    const food = foodRowToFood(row, dictionary);
+    if (by === 'brand') return { food, grouping: { name: food.brand.name, id: food.brand.id } };
+    if (by === 'classification') return { food, grouping: { name: row.classification } };
+    return { food };
+  });
+  return withCorrections({ total, items }, corrections);
+}
+
+export function foodJsonPage(query: FoodQuery, page: FoodRowsPage): Page<string> {
+  const { dictionary, total, rows, corrections } = page;
+  const by = query.grouping?.by;
+  const items = rows.map((row) => {
+    const json = foodRowToJson(row, dictionary);
+    if (by === undefined) return json;
+    const grouping = by === 'brand'
+      ? `{"name":${JSON.stringify(dictionary.brand(row.brand_id)!.name)},"id":"${row.brand_id}"}`
+      : `{"name":${JSON.stringify(row.classification)}}`;
+    return `${json.slice(0, -1)},"grouping":${grouping}}`;
+  });
+  return withCorrections({ total, items }, corrections);
+}
+
+let shippedSynonyms: Synonyms | undefined;
+/** The synonym list that ships with the service, read once per process. */
+export function defaultSynonyms(): Synonyms {
+  return (shippedSynonyms ??= Synonyms.load(['default']));
+}

@@ -1,0 +1,120 @@
+import pg from 'pg';
+
+/**
+ * The PostgreSQL connection: a pool with bounds that keep every request under the 5 s the
+ * contract allows a dependency (connect 2 s, statements 4 s), and errors that name the server
+ * but never the password.
+ */
+
+/** Longest wait for a connection from the pool or the server. */
+export const CONNECT_TIMEOUT_MS = 2000;
+/** Longest a request's statement runs, client side and server side. */
+export const STATEMENT_TIMEOUT_MS = 4000;
+
+export interface PoolOptions {
+  /** Connections in the pool (default 10). */
+  readonly max?: number;
+  /**
+   * Statement bound in ms; 0 for none. An import's statements (COPY of a million rows, index
+   * builds) run for longer than a request may, so its connection has none.
+   */
+  readonly statementTimeoutMs?: number;
+  /** Shown in pg_stat_activity. */
+  readonly applicationName?: string;
+}
+
+/** Throws unless the URL is a postgres:// or postgresql:// URL; the message never holds the password. */
+export function checkDatabaseUrl(url: string): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new Error('--database-url / DATABASE_URL must be a postgres:// or postgresql:// URL');
+  }
+  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
+    throw new Error(`--database-url / DATABASE_URL must be a postgres:// or postgresql:// URL, not ${parsed.protocol}//…`);
+  }
+}
+
+/** host:port/database of the URL, with no user name or password: the form every message uses. */
+export function describeDatabase(url: string): string {
+  try {
+    const parsed = new URL(url);
+    const host = parsed.hostname || parsed.searchParams.get('host') || 'localhost';
+    const port = parsed.port || '5432';
+    const database = decodeURIComponent(parsed.pathname.replace(/^\//, '')) || '(default database)';
+    return `${host}:${port}/${database}`;
+  } catch {
+    return '(unparsable database URL)';
+  }
+}
+
+/** PostgreSQL cannot be reached or stopped answering: a request that needs it is answered 503. */
+export class StoreUnavailable extends Error {
+  constructor(
+    readonly database: string,
+    readonly reason: string,
+  ) {
+    super(`PostgreSQL at ${database} is unavailable: ${reason}`);
+    this.name = 'StoreUnavailable';
+  }
+}
+
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
+/** Server states that pass: shut down by an administrator, crash recovery, starting up, too many connections. */
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '57014']);
+
+/** Whether an error means the server is away or not answering (as opposed to a fault of the statement). */
+export function isUnavailable(err: unknown): boolean {
+  if (err instanceof StoreUnavailable) return true;
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    if (UNAVAILABLE_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code) || code.startsWith('08')) return true;
+  }
+  // pg's own: a pool that cannot connect in time, a query past query_timeout, a connection that ended.
+  return /timeout exceeded when trying to connect|Connection terminated|Query read timeout|connection timeout|Client has encountered a connection error|not queryable/i
+    .test(err.message);
+}
+
+/** The error as a StoreUnavailable when it is one, else unchanged; never carries the URL's password. */
+export function unavailableOr(err: unknown, url: string): unknown {
+  if (err instanceof StoreUnavailable || !isUnavailable(err)) return err;
+  return new StoreUnavailable(describeDatabase(url), (err as Error).message || String((err as { code?: unknown }).code));
+}
+
+/**
+ * A pool on the URL. Errors of idle clients (the server went away) are absorbed here: the next
+ * query reconnects, and an unhandled 'error' event would end the process.
+ */
+export function openPool(url: string, options: PoolOptions = {}): pg.Pool {
+  checkDatabaseUrl(url);
+  const statementTimeout = options.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS;
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.max ?? 10,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    idleTimeoutMillis: 30_000,
+    application_name: options.applicationName ?? 'foodlookup',
+    ...(statementTimeout > 0 ? { statement_timeout: statementTimeout, query_timeout: statementTimeout + 500 } : {}),
+    keepAlive: true,
+  });
+  pool.on('error', () => {
+    // An idle client lost its connection: the pool drops it, the next checkout connects again.
+  });
+  return pool;
+}
+
+/**
+ * Runs one query to prove the server answers and accepts the credentials; otherwise a one-line
+ * error naming the host (StoreUnavailable when it is away, a plain Error for refused credentials).
+ */
+export async function checkConnection(pool: pg.Pool, url: string): Promise<void> {
+  try {
+    await pool.query('SELECT 1');
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    if (isUnavailable(err)) throw new StoreUnavailable(describeDatabase(url), reason);
+    throw new Error(`PostgreSQL at ${describeDatabase(url)}: ${reason}`);
+  }
+}

@@ -1,0 +1,135 @@
+import type { FoodQuery } from '../catalog-store.js';
+
+/**
+ * `grouping=brand|classification` answered from memory: the same page as the lists' SQL
+ * (list-queries.ts foodsQuery), without sending every match through PostgreSQL. There, a
+ * grouped list over all foods numbers a million rows with window functions per request; here
+ * it is two passes over the matches in food order, one counting each group's foods, one
+ * collecting the page's.
+ *
+ * The SQL's order, which this keeps: foods numbered in the query's food order (`pos`); groups
+ * ordered by their best food (`grouping-order=rank` with an fts query) or by (folded name,
+ * key), either way reversed for `desc`; within a group, foods by `pos`; the first
+ * `grouping-limit` of each group kept; `total` counts the kept foods.
+ */
+
+/** The groups of one kind in a catalogue version. */
+export interface Groups {
+  /** The group of each food, by rid. */
+  readonly of: ArrayLike<number>;
+  /** Every group in (folded name, key) order. */
+  readonly inNameOrder: ArrayLike<number>;
+  /** One more than the largest group number. */
+  readonly size: number;
+}
+
+/**
+ * The page of a grouped query. `foods` visits the matches in food order (filters applied);
+ * `ranked` says whether groups may be ordered by their best food (an fts query).
+ */
+export function groupedPage(
+  q: FoodQuery & { readonly grouping: NonNullable<FoodQuery['grouping']> },
+  foods: (visit: (rid: number) => void) => void,
+  groups: Groups,
+  ranked: boolean,
+): { rids: number[]; total: number } {
+  const keep = q.grouping.limit ?? Number.POSITIVE_INFINITY;
+  const counts = new Uint32Array(groups.size);
+  // Groups in order of their first (best) food.
+  const byBest: number[] = [];
+  foods((rid) => {
+    const group = groups.of[rid]!;
+    const before = counts[group]!;
+    counts[group] = before + 1;
+    if (before === 0) byBest.push(group);
+  });
+  let order: ArrayLike<number> = ranked && q.grouping.order.field === 'rank' ? byBest : groups.inNameOrder;
+  if (q.grouping.order.direction === 'desc') order = Array.from(order).reverse();
+  // The page's groups, and how many of each group's kept foods come before the page.
+  const from = q.offset;
+  const to = q.offset + q.limit;
+  // The page's groups, by group number (an array: looked up once per match).
+  const slot = new Int32Array(groups.size).fill(-1);
+  const pages: { skip: number; take: number; rids: number[] }[] = [];
+  let total = 0;
+  for (let i = 0; i < order.length; i++) {
+    const group = order[i]!;
+    const kept = Math.min(counts[group]!, keep);
+    if (kept === 0) continue;
+    const start = Math.max(from, total);
+    const end = Math.min(to, total + kept);
+    if (start < end) {
+      slot[group] = pages.length;
+      pages.push({ skip: start - total, take: end - start, rids: [] });
+    }
+    total += kept;
+  }
+  if (pages.length > 0) {
+    let open = pages.length;
+    const seen = new Uint32Array(groups.size);
+    foods((rid) => {
+      if (open === 0) return;
+      const group = groups.of[rid]!;
+      const at = slot[group]!;
+      if (at === -1) return;
+      const page = pages[at]!;
+      const before = seen[group]!;
+      seen[group] = before + 1;
+      if (before < page.skip || before >= page.skip + page.take) return;
+      page.rids.push(rid);
+      if (page.rids.length === page.take) open--;
+    });
+  }
+  return { rids: pages.flatMap((page) => page.rids), total };
+}
+
+/** Every food of each group in name order: group g's are `rids[start[g]] … rids[start[g + 1] - 1]`. */
+export interface GroupMembers {
+  readonly start: Uint32Array;
+  readonly rids: Uint32Array;
+}
+
+/** Sorts the foods into their groups, keeping name order within each (a counting sort over the places). */
+export function groupMembers(byPlace: ArrayLike<number>, groups: Groups): GroupMembers {
+  const start = new Uint32Array(groups.size + 1);
+  for (let p = 0; p < byPlace.length; p++) start[groups.of[byPlace[p]!]! + 1]!++;
+  for (let g = 0; g < groups.size; g++) start[g + 1]! += start[g]!;
+  const next = start.slice(0, groups.size);
+  const rids = new Uint32Array(byPlace.length);
+  for (let p = 0; p < byPlace.length; p++) {
+    const rid = byPlace[p]!;
+    const group = groups.of[rid]!;
+    rids[next[group]!] = rid;
+    next[group]!++;
+  }
+  return { start, rids };
+}
+
+/**
+ * The page of a grouped list of every food (no query, no filter): read off each group's
+ * members, without visiting the foods of the groups before it.
+ */
+export function groupedPageOfAll(
+  q: FoodQuery & { readonly grouping: NonNullable<FoodQuery['grouping']> }, groups: Groups, members: GroupMembers,
+): { rids: number[]; total: number } {
+  const keep = q.grouping.limit ?? Number.POSITIVE_INFINITY;
+  const descendingGroups = q.grouping.order.direction === 'desc';
+  const descendingFoods = q.order.direction === 'desc';
+  const from = q.offset;
+  const to = q.offset + q.limit;
+  const rids: number[] = [];
+  let total = 0;
+  const n = groups.inNameOrder.length;
+  for (let i = 0; i < n; i++) {
+    const group = groups.inNameOrder[descendingGroups ? n - 1 - i : i]!;
+    const first = members.start[group]!;
+    const count = members.start[group + 1]! - first;
+    const kept = Math.min(count, keep);
+    for (let k = Math.max(from, total); k < Math.min(to, total + kept); k++) {
+      const at = k - total;
+      rids.push(members.rids[descendingFoods ? first + count - 1 - at : first + at]!);
+    }
+    total += kept;
+  }
+  return { rids, total };
+}

@@ -1,0 +1,179 @@
+import type pg from 'pg';
+import { to as copyTo } from 'pg-copy-streams';
+import { GENERIC_BRAND_IDS } from '../../domain/regions.js';
+import { MemoryBlobs } from '../../search/blobs.js';
+import { buildSearchData, type SearchFoodRow, type SearchSource } from '../../search/build.js';
+import { copyLines, parseField } from './copy-text.js';
+
+/**
+ * The PostgreSQL side of the search engine's store interface (src/search/README.md): the rows the
+ * engine builds from, read from a catalogue version's schema inside the import's transaction,
+ * and that version's search_blobs table. The builder reads synchronously, so the rows are read
+ * first (through COPY, the fastest way out of PostgreSQL) and handed over from memory.
+ */
+
+/** Fields of each line of a COPY (…) TO STDOUT, parsed. */
+async function copyOut(client: pg.ClientBase, sql: string, each: (fields: string[]) => void): Promise<void> {
+  const stream = client.query(copyTo(`COPY (${sql}) TO STDOUT`));
+  for await (const fields of copyLines(stream)) each(fields);
+}
+
+/** Every row the builder reads, of the catalogue in `schema`, held in memory. */
+export async function readSearchSource(client: pg.ClientBase, schema: string): Promise<SearchSource> {
+  const generic = new Set<string>(Object.values(GENERIC_BRAND_IDS));
+  const foods: SearchFoodRow[] = [];
+  let ridLimit = 0;
+  await copyOut(client, `SELECT f.rid, f.name_key, f.classification_fold, f.other_names_fold, f.description_fold, f.servings, f.region,
+      coalesce(b.rid, 0), coalesce(c.rid, 0)
+    FROM ${schema}.foods f LEFT JOIN ${schema}.brands b ON b.id = f.brand_id LEFT JOIN ${schema}.categories c ON c.id = f.category_id`,
+  (row) => {
+    const rid = Number(row[0]);
+    if (rid >= ridLimit) ridLimit = rid + 1;
+    foods.push({
+      rid, name: parseField(row[1]!)!, classification: parseField(row[2]!)!, otherNames: parseField(row[3]!)!, description: parseField(row[4]!)!,
+      servings: Number(row[5]), region: parseField(row[6]!)!, brand: Number(row[7]), category: Number(row[8]),
+    });
+  });
+  const nameOrder: number[] = [];
+  await copyOut(client, `SELECT rid FROM ${schema}.foods ORDER BY name_key, id`, (row) => nameOrder.push(Number(row[0])));
+  const brands: { rid: number; name: string; generic: boolean }[] = [];
+  await copyOut(client, `SELECT rid, id, name_key FROM ${schema}.brands`, (row) => {
+    brands.push({ rid: Number(row[0]), name: parseField(row[2]!)!, generic: generic.has(parseField(row[1]!)!) });
+  });
+  const tagFoods: { tag: number; foods: number[] }[] = [];
+  // Tags by id, each tag's foods by rid: the order of SQLite's (tag_id, food_rid) key.
+  await copyOut(client, `SELECT t.rid, ft.food_rid FROM ${schema}.tags t LEFT JOIN ${schema}.food_tags ft ON ft.tag_id = t.id
+    ORDER BY t.id, ft.food_rid`, (row) => {
+    const tag = Number(row[0]);
+    let last = tagFoods[tagFoods.length - 1];
+    if (last?.tag !== tag) tagFoods.push((last = { tag, foods: [] }));
+    if (row[1] !== '\\N') last.foods.push(Number(row[1]));
+  });
+  return { ridLimit, foods: () => foods, nameOrder: () => nameOrder, brands: () => brands, tagFoods: () => tagFoods };
+}
+
+/**
+ * Orders strings as PostgreSQL's COLLATE "C" and SQLite's BINARY do: by UTF-8 bytes, that is by
+ * code point. JavaScript's `<` compares UTF-16 units, which puts U+10000 and above (surrogates,
+ * 0xD800–0xDFFF) before U+E000–U+FFFF.
+ */
+export function compareCodePoints(a: string, b: string): number {
+  if (a === b) return 0;
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  if (i === n) return a.length - b.length;
+  let x = a.charCodeAt(i);
+  let y = b.charCodeAt(i);
+  if (x >= 0xd800 && y >= 0xd800) {
+    // Surrogates after everything else of the basic plane.
+    x = x < 0xe000 ? x + 0x2000 : x;
+    y = y < 0xe000 ? y + 0x2000 : y;
+  }
+  return x - y;
+}
+
+/** A food as an import holds it for the search data: the foods columns the builder reads, by id. */
+export interface ImportedFood {
+  readonly rid: number;
+  readonly id: string;
+  readonly name: string;
+  readonly classification: string;
+  readonly otherNames: string;
+  readonly description: string;
+  readonly servings: number;
+  readonly region: string;
+  readonly brandId: string;
+  readonly categoryId: string;
+  readonly tags: readonly string[];
+}
+
+/**
+ * The builder's source from what an import holds in memory, the same rows readSearchSource would
+ * read back from the version it wrote: no round trip through PostgreSQL, and the build can run
+ * while the server builds the version's indexes. `foods` in any order, each rid once.
+ */
+export function importedSearchSource(
+  foods: readonly ImportedFood[],
+  brands: Iterable<{ readonly rid: number; readonly id: string; readonly name_key: string }>,
+  categoryRid: (id: string) => number | undefined,
+  tags: Iterable<{ readonly rid: number; readonly id: string }>,
+): SearchSource {
+  const generic = new Set<string>(Object.values(GENERIC_BRAND_IDS));
+  const brandList = [...brands];
+  const brandRid = new Map(brandList.map((b) => [b.id, b.rid]));
+  let ridLimit = 0;
+  for (const food of foods) if (food.rid >= ridLimit) ridLimit = food.rid + 1;
+  const byRid: (ImportedFood | undefined)[] = new Array<ImportedFood | undefined>(ridLimit).fill(undefined);
+  for (const food of foods) byRid[food.rid] = food;
+  return {
+    ridLimit,
+    *foods(): Iterable<SearchFoodRow> {
+      for (const f of byRid) {
+        if (f === undefined) continue;
+        yield {
+          rid: f.rid, name: f.name, classification: f.classification, otherNames: f.otherNames, description: f.description,
+          servings: f.servings, region: f.region, brand: brandRid.get(f.brandId) ?? 0, category: categoryRid(f.categoryId) ?? 0,
+        };
+      }
+    },
+    nameOrder: () => [...foods].sort((a, b) => compareCodePoints(a.name, b.name) || compareCodePoints(a.id, b.id)).map((f) => f.rid),
+    brands: () => brandList.map((b) => ({ rid: b.rid, name: b.name_key, generic: generic.has(b.id) })),
+    *tagFoods() {
+      const foodsOf = new Map<string, number[]>();
+      for (const f of byRid) {
+        if (f === undefined) continue;
+        for (const tag of f.tags) {
+          let list = foodsOf.get(tag);
+          if (!list) foodsOf.set(tag, (list = []));
+          list.push(f.rid);
+        }
+      }
+      for (const tag of [...tags].sort((a, b) => compareCodePoints(a.id, b.id))) yield { tag: tag.rid, foods: foodsOf.get(tag.id) ?? [] };
+    },
+  };
+}
+
+/** The blobs of the search data built from `source`, in the order the builder wrote them. */
+export function buildSearchBlobs(source: SearchSource): [string, Uint8Array][] {
+  const blobs: [string, Uint8Array][] = [];
+  buildSearchData(source, { put: (name, value) => blobs.push([name, value.slice()]) });
+  return blobs;
+}
+
+/** Rows per INSERT of blobs: few round trips, no statement of more than a few MiB. */
+const BLOB_BATCH_BYTES = 8 * 1024 * 1024;
+
+/** Writes blobs into the version's (empty) search_blobs table. */
+export async function writeSearchBlobs(client: pg.ClientBase, schema: string, blobs: readonly (readonly [string, Uint8Array])[]): Promise<void> {
+  let batch: (string | Buffer)[] = [];
+  let bytes = 0;
+  const flush = async (): Promise<void> => {
+    if (batch.length === 0) return;
+    const values = Array.from({ length: batch.length / 2 }, (_, i) => `($${2 * i + 1}, $${2 * i + 2})`).join(', ');
+    await client.query(`INSERT INTO ${schema}.search_blobs (key, value) VALUES ${values}`, batch);
+    batch = [];
+    bytes = 0;
+  };
+  for (const [name, value] of blobs) {
+    batch.push(name, Buffer.from(value.buffer, value.byteOffset, value.byteLength));
+    bytes += value.byteLength;
+    if (bytes >= BLOB_BATCH_BYTES || batch.length >= 2000) await flush();
+  }
+  await flush();
+}
+
+/** Rebuilds the search data of the catalogue in `schema` (its search_blobs replaced whole), inside the caller's transaction. */
+export async function rebuildSearchData(client: pg.ClientBase, schema: string): Promise<void> {
+  const blobs = buildSearchBlobs(await readSearchSource(client, schema));
+  await client.query(`DELETE FROM ${schema}.search_blobs`);
+  await writeSearchBlobs(client, schema, blobs);
+}
+
+/** Every search blob of the version in `schema`, in memory: the engine reads them synchronously. */
+export async function loadSearchBlobs(client: pg.ClientBase | pg.Pool, schema: string): Promise<MemoryBlobs> {
+  const blobs = new MemoryBlobs();
+  const rows = await client.query<{ key: string; value: Buffer }>(`SELECT key, value FROM ${schema}.search_blobs`);
+  for (const row of rows.rows) blobs.put(row.key, row.value);
+  return blobs;
+}
