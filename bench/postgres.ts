@@ -3,7 +3,7 @@
  * it is already there, and how big it is.
  */
 import { readFileSync } from 'node:fs';
-import pg from 'pg';
+import { withClient } from '../src/store/postgres/connection.js';
 
 /** $BENCH_DATABASE_URL, else database `foodlookup_bench_<foods>` on the PostgreSQL of scripts/test-services.sh. */
 export function benchDatabaseUrl(foods: number): string {
@@ -18,16 +18,6 @@ export function benchDatabaseUrl(foods: number): string {
   const url = new URL(server);
   url.pathname = `/foodlookup_bench_${foods}`;
   return url.toString();
-}
-
-async function withClient<T>(url: string, run: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await run(client);
-  } finally {
-    await client.end();
-  }
 }
 
 /** Creates the URL's database when missing (through the server's `postgres` database). */

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { createWriteStream, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import pg from 'pg';
+import { withClient } from '../../src/store/postgres/connection.js';
 import { generate } from '../../bench/generate.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { catalogJsonl, fixtureCatalog, IDS, u, type FixtureCatalog } from '../helpers/fixture-catalog.js';
@@ -63,16 +63,6 @@ function sqliteCatalog(path: string): string {
     return normalise(tables, db.prepare('SELECT key, value FROM search_blobs').raw().all() as [string, Buffer][]);
   } finally {
     db.close();
-  }
-}
-
-async function withClient<T>(url: string, run: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await run(client);
-  } finally {
-    await client.end();
   }
 }
 

@@ -118,3 +118,14 @@ export async function checkConnection(pool: pg.Pool, url: string): Promise<void>
     throw new Error(`PostgreSQL at ${describeDatabase(url)}: ${reason}`);
   }
 }
+
+/** One client for one piece of work (an admin statement, a check), ended whatever happens. */
+export async function withClient<T>(url: string, run: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await run(client);
+  } finally {
+    await client.end();
+  }
+}
