@@ -272,14 +272,21 @@ describe('readiness, metrics, the document and the docs page', () => {
       try {
         // Round robin hands the connections to both workers; each request on its own connection.
         for (let i = 0; i < 20; i++) {
-          const res = await fetch(`${serve.url}/v1/brands?limit=1`, { headers: { authorization: basic(TEST_TOKEN), connection: 'close' } });
+          const res = await fetch(`${serve.url}/v1/brands?limit=1`, {
+            headers: { authorization: basic(TEST_TOKEN), connection: 'close' }, signal: AbortSignal.timeout(15_000),
+          });
           assert.equal(res.status, 200);
         }
-        const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+        const text = await (await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(15_000) })).text();
         assert.match(text, /foodlookup_http_requests_total\{method="GET",route="\/v1\/brands",status="200"\} 20/);
         assert.match(text, /foodlookup_catalog_foods 7\n/, 'a gauge of the catalogue is not summed over workers');
+      } catch (error) {
+        // Every wait is bounded: what the service said is the first thing to read when it fails.
+        throw new Error(`${String(error)}; serve said: ${serve.stderr().slice(-2000)}`);
       } finally {
-        assert.equal(await serve.stop(), 0);
+        const code = await Promise.race([serve.stop(), new Promise<string>((done) => setTimeout(() => done('still running after 30 s'), 30_000).unref())]);
+        if (typeof code === 'string') process.kill(serve.pid, 'SIGKILL');
+        assert.equal(code, 0, `serve --workers 2 on SIGTERM: ${String(code)}; it said: ${serve.stderr().slice(-2000)}`);
       }
     } finally {
       tmp.cleanup();
