@@ -30,7 +30,7 @@ const { values } = parseArgs({
 if (!values.db) throw new Error('--db PATH is required (e.g. bench/.cache/catalog-1000000.db)');
 
 const config = loadConfig({ db: values.db, port: '0' }, { FOODLOOKUP_TOKENS: TOKEN, LOG_LEVEL: 'silent' });
-const store = openServingStore(config);
+const store = await openServingStore(config);
 const auth = await openAuthenticator(config, store);
 const app = await buildApp(config, { store, auth });
 const s = samples(values.db);

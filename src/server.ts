@@ -44,7 +44,7 @@ export function readOnlyNotice(config: Config): string | undefined {
  * The store as a serving process opens it: writable (access tokens record their last use), or
  * read-only where the file or its folder is; a missing file is an error naming it.
  */
-export function openServingStore(config: Config): CatalogStore {
+export async function openServingStore(config: Config): Promise<CatalogStore> {
   const readonly = readOnlyNotice(config) !== undefined;
   return openStore(config, { readonly, cacheMiB: SERVING_CACHE_MIB });
 }
@@ -135,7 +135,7 @@ export function metricsPortOf(app: FastifyInstance): number | undefined {
 
 /** Opens the store, builds the app and listens; SIGTERM/SIGINT close it gracefully. */
 export async function startServer(config: Config, options: { handleSignals?: boolean } = {}): Promise<RunningServer> {
-  const store = openServingStore(config);
+  const store = await openServingStore(config);
   await store.warm();
   const auth = await openAuthenticator(config, store);
   const app = await buildApp(config, { store, auth });

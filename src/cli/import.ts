@@ -93,7 +93,7 @@ export async function importCommand(values: Record<string, string | boolean | un
   }
   // A database this import creates is removed again if the import fails: none is left empty.
   const createdFolder = access.exists ? undefined : mkdirSync(dirname(config.dbPath), { recursive: true });
-  const store = openStore(config, { readonly: false });
+  const store = await openStore(config, { readonly: false });
   let failed = true;
   try {
     const status = await importInto(store, format, paths, values);

@@ -106,7 +106,7 @@ export async function serveCommand(values: Record<string, string | boolean | und
     if (readOnly !== undefined) process.stderr.write(`foodlookup serve: ${readOnly}\n`);
     // Opening for writing brings an older database up to date, which can take a while: done
     // once here, workers do not queue behind it for the write lock (and fail and restart).
-    else if (config.workers > 1 && !config.databaseUrl) await openStore(config, { readonly: false }).close();
+    else if (config.workers > 1 && !config.databaseUrl) await (await openStore(config, { readonly: false })).close();
     runPrimary(config);
     return -1;
   }

@@ -31,7 +31,7 @@ export async function startCommand(values: Record<string, string | boolean | und
     // that the next start would take as ready.
     const building = `${config.dbPath}.building`;
     rmSync(building, { force: true });
-    const store = openStore({ ...config, dbPath: building }, { readonly: false });
+    const store = await openStore({ ...config, dbPath: building }, { readonly: false });
     const started = performance.now();
     try {
       const summary = await runImport(store, reader([BUNDLED_USDA], { region: 'us' }), { replace: false, skipInvalid: false });

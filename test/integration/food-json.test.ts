@@ -37,7 +37,7 @@ forEachStore((kind) => {
     cleanup = temp.cleanup;
     const target = await newTestStore(kind, temp.dir, 'sr21');
     await importInto(target, 'usda-sr', [join(ROOT, 'data/usda-sr21')]);
-    store = openStore(loadConfig(target.flags, {}), { readonly: true });
+    store = await openStore(loadConfig(target.flags, {}), { readonly: true });
     await store.warm();
   });
 
