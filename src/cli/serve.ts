@@ -78,7 +78,10 @@ function runPrimary(config: Config): void {
       for (const other of Object.values(cluster.workers ?? {})) other?.process.kill('SIGTERM');
     }
     if (stopping) {
-      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(failed ? 1 : 0);
+      // Dead, not gone: node:cluster drops a worker from cluster.workers on 'exit' only when its
+      // IPC channel closed first, else on the 'disconnect' that follows, so the last worker's
+      // 'exit' may still see itself listed (the primary then never exited).
+      if (Object.values(cluster.workers ?? {}).every((w) => w === undefined || w.isDead())) process.exit(failed ? 1 : 0);
       return;
     }
     process.stderr.write(`worker ${worker.process.pid} exited (${signal ?? code}); starting another\n`);
