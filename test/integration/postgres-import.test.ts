@@ -228,6 +228,25 @@ describe('import --database-url: the same catalogue as SQLite', () => {
     assert.match(skipped.stdout, /2 skipped/);
   });
 
+  test('names in code point order as SQLite sorts them: U+E000–U+FFFF before characters above U+FFFF, equal names by id', async (t) => {
+    if (!url) return t.skip(NO_POSTGRES);
+    // In UTF-16 (JavaScript's own string order) U+1F9C0 (a surrogate pair) comes before U+E000;
+    // in code point order (SQLite's BINARY, PostgreSQL's "C") after it. The search data's name
+    // order must be SQLite's, byte for byte.
+    const catalog = fixtureCatalog();
+    const extra = ['Cheddar \u{1F9C0} aged', 'Cheddar \uE000 aged', 'Cheddar \uFFFD aged', 'Cheddar aged', 'Cheddar aged']
+      .map((name, i) => JSON.stringify({ kind: 'food', ...catalog.foods[0], foodId: u(680 - i), name, upcs: {} }));
+    const file = writeJsonl('code-points.jsonl', catalog, extra);
+    const own = await testDatabaseUrl();
+    try {
+      const imported = await twinImport(join(dir, 'code-points.db'), own!, file);
+      assert.equal(imported.code, 0, imported.stderr);
+      assert.equal(await postgresCatalog(own!), sqliteCatalog(join(dir, 'code-points.db')));
+    } finally {
+      await dropTestDatabase(own!);
+    }
+  });
+
   test('an unreachable server or a URL of another kind: one line naming the host, never the password, exit 1', async () => {
     const refused = await runCli(['import', 'catalog', fixturePath('catalog.json'), '--database-url', 'postgres://fl:s3cret-pw@127.0.0.1:1/foodlookup']);
     assert.equal(refused.code, 1);

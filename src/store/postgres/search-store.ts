@@ -66,11 +66,34 @@ export function compareCodePoints(a: string, b: string): number {
   let x = a.charCodeAt(i);
   let y = b.charCodeAt(i);
   if (x >= 0xd800 && y >= 0xd800) {
-    // Surrogates after everything else of the basic plane.
-    x = x < 0xe000 ? x + 0x2000 : x;
-    y = y < 0xe000 ? y + 0x2000 : y;
+    // Surrogates after everything else of the basic plane, U+F800–U+FFFF included (shifted by
+    // 0x2000 they would land among those).
+    x = x < 0xe000 ? x + 0x10000 : x;
+    y = y < 0xe000 ? y + 0x10000 : y;
   }
   return x - y;
+}
+
+/** Code units from U+D800 on: where UTF-16 order and code point order can differ. */
+const HIGH_UNITS = /[\uD800-\uFFFF]/;
+
+/**
+ * Rids in (name, id) order by code point. Without a code unit from U+D800 on (nearly every
+ * catalogue), JavaScript's own string order is that order, and its native comparison sorts a
+ * million foods several times faster than compareCodePoints.
+ */
+function nameOrder(foods: readonly ImportedFood[]): number[] {
+  const order = Uint32Array.from(foods.keys());
+  if (foods.some((f) => HIGH_UNITS.test(f.name) || HIGH_UNITS.test(f.id))) {
+    order.sort((a, b) => compareCodePoints(foods[a]!.name, foods[b]!.name) || compareCodePoints(foods[a]!.id, foods[b]!.id));
+  } else {
+    order.sort((a, b) => {
+      const x = foods[a]!;
+      const y = foods[b]!;
+      return x.name < y.name ? -1 : x.name > y.name ? 1 : x.id < y.id ? -1 : x.id > y.id ? 1 : 0;
+    });
+  }
+  return Array.from(order, (i) => foods[i]!.rid);
 }
 
 /** A food as an import holds it for the search data: the foods columns the builder reads, by id. */
@@ -117,7 +140,7 @@ export function importedSearchSource(
         };
       }
     },
-    nameOrder: () => [...foods].sort((a, b) => compareCodePoints(a.name, b.name) || compareCodePoints(a.id, b.id)).map((f) => f.rid),
+    nameOrder: () => nameOrder(foods),
     brands: () => brandList.map((b) => ({ rid: b.rid, name: b.name_key, generic: generic.has(b.id) })),
     *tagFoods() {
       const foodsOf = new Map<string, number[]>();
