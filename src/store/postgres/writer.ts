@@ -48,6 +48,9 @@ interface Rewrite { food: string; tags: string; upcs: string }
 const FOOD_COLUMNS = 'rid, id, revision_id, content_hash, region, brand_id, category_id, name, name_key, classification, classification_key, ' +
   'classification_fold, other_names_fold, description_fold, servings, tag_ids, body, updated_at';
 
+/** The tables whose statistics the planner reads (search_blobs is only ever read whole). */
+const ANALYZED = ['brands', 'categories', 'category_closure', 'tags', 'foods', 'food_tags', 'food_upcs'];
+
 /** maintenance_work_mem while the new version's indexes are built. */
 const INDEX_BUILD_MEMORY = '256MB';
 
@@ -548,27 +551,26 @@ export class PostgresImport implements ImportTransaction {
       }
     }
     await this.writeRecords(closure);
-    // One simple query of every index statement: the server builds them while this thread builds
-    // the search data (synchronous; each statement sent on its own would wait for the thread).
-    const indexing = db.query(catalogIndexStatements(to).join(';\n'));
-    indexing.catch(() => undefined);
+    const at = (id: string): string => this.sourceOf('food', id);
+    const everything = this.replace || this.changedBrands.size > 0 || this.changedCategories.size > 0 || this.changedTags.size > 0;
+    const foodsMayBreak = this.replace || this.referencesMovedUnderFoods;
+    const checks = foodsMayBreak ? [this.foodCheckSql(everything), ...(everything ? [this.tagCheckSql()] : [])] : [];
+    // One simple query of every index statement, ANALYZE and the whole-catalogue checks: the
+    // server does them while this thread builds the search data (synchronous; each statement
+    // sent on its own would wait for the thread). The checks' answers are its last results.
+    const statements = [...catalogIndexStatements(to), ...ANALYZED.map((table) => `ANALYZE ${to}.${table}`), ...checks];
+    const serverWork = db.query(statements.join(';\n')) as unknown as Promise<pg.QueryResult[]>;
+    serverWork.catch(() => undefined);
     // Only a food's updated_at can move after this (propagateChanges), which the search data has
     // not. A broken tree fails the import: no search data for it.
     const searchBlobs = problems.length === 0 && this.changedFoods + this.changedBrands.size + this.changedCategories.size + this.changedTags.size > 0
       ? buildSearchBlobs(importedSearchSource([...kept, ...this.written.values()], this.brands.values(),
         (id) => this.categories.get(id)?.rid, this.tags.values()))
       : [];
-    await indexing;
-
-    const at = (id: string): string => this.sourceOf('food', id);
-    const everything = this.replace || this.changedBrands.size > 0 || this.changedCategories.size > 0 || this.changedTags.size > 0;
-    const foodsMayBreak = this.replace || this.referencesMovedUnderFoods;
-    if (foodsMayBreak) foodProblems(await this.foodCheckRows(everything), problems, everything, at);
+    const answers = (await serverWork).slice(statements.length - checks.length);
+    if (foodsMayBreak) foodProblems(answers[0]!.rows as FoodCheckRow[], problems, everything, at);
     if (foodsMayBreak && everything) {
-      const rows = await db.query<{ id: string; tag_id: string }>(`SELECT f.id, x.tag_id
-        FROM (SELECT food_rid, tag_id FROM ${to}.food_tags WHERE tag_id NOT IN (SELECT id FROM ${to}.tags)) x
-        JOIN ${to}.foods f ON f.rid = x.food_rid ORDER BY x.food_rid, x.tag_id LIMIT ${PROBLEM_SAMPLE + 1}`);
-      listProblems(rows.rows, problems, (r) => `food ${r.id}${at(r.id)}: tag ${r.tag_id} does not exist`);
+      listProblems(answers[1]!.rows as { id: string; tag_id: string }[], problems, (r) => `food ${r.id}${at(r.id)}: tag ${r.tag_id} does not exist`);
     }
     if (problems.length === 0) await this.propagateChanges(searchBlobs);
     return problems;
@@ -591,18 +593,25 @@ export class PostgresImport implements ImportTransaction {
   }
 
   /** The foods that break a rule, each rule's first ones in rid order (what foodProblems keeps of one pass). */
-  private async foodCheckRows(everything: boolean): Promise<FoodCheckRow[]> {
+  private foodCheckSql(everything: boolean): string {
     const s = this.newSchema;
     const flags = everything ? ['not_leaf', 'no_brand', 'no_category', 'wrong_brand', 'wrong_category'] : ['not_leaf'];
     const samples = flags.map((flag) => `(SELECT * FROM p WHERE ${flag} = 1 ORDER BY rid LIMIT ${PROBLEM_SAMPLE + 1})`).join(' UNION ');
-    const rows = await this.client.query<FoodCheckRow>(`WITH p AS MATERIALIZED (
+    return `WITH p AS MATERIALIZED (
         SELECT f.rid, f.id, f.brand_id, f.category_id, (c.id IS NULL)::int AS no_category, coalesce((c.is_leaf = 0)::int, 0) AS not_leaf,
           (b.id IS NULL)::int AS no_brand, b.region AS brand_region, c.region AS category_region,
           coalesce((b.region <> f.region)::int, 0) AS wrong_brand, coalesce((c.region <> f.region)::int, 0) AS wrong_category
         FROM ${s}.foods f LEFT JOIN ${s}.categories c ON c.id = f.category_id LEFT JOIN ${s}.brands b ON b.id = f.brand_id
         WHERE ${foodCheckCondition(everything)})
-      SELECT * FROM (${samples}) x ORDER BY rid`);
-    return rows.rows;
+      SELECT * FROM (${samples}) x ORDER BY rid`;
+  }
+
+  /** The first foods listed with a tag that does not exist. */
+  private tagCheckSql(): string {
+    const s = this.newSchema;
+    return `SELECT f.id, x.tag_id
+      FROM (SELECT food_rid, tag_id FROM ${s}.food_tags WHERE tag_id NOT IN (SELECT id FROM ${s}.tags)) x
+      JOIN ${s}.foods f ON f.rid = x.food_rid ORDER BY x.food_rid, x.tag_id LIMIT ${PROBLEM_SAMPLE + 1}`;
   }
 
   /** Foods show their brand, category path and tags: when those change, so do the foods. Then the search data and the switch. */
@@ -621,7 +630,6 @@ export class PostgresImport implements ImportTransaction {
     }
     if (this.changedFoods + references === 0) return;
     await writeSearchBlobs(db, s, searchBlobs);
-    for (const table of ['brands', 'categories', 'category_closure', 'tags', 'foods', 'food_tags', 'food_upcs']) await db.query(`ANALYZE ${s}.${table}`);
     await setMeta(db, 'catalog_schema', s);
     await setMeta(db, 'catalog_version', String(this.newVersion));
     await setMeta(db, 'last_modified', String(this.now));
