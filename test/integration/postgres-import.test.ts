@@ -247,6 +247,35 @@ describe('import --database-url: the same catalogue as SQLite', () => {
     }
   });
 
+  test('a given revisionId that another food of the same import has, derived or given, is refused by its line as in SQLite', async (t) => {
+    if (!url) return t.skip(NO_POSTGRES);
+    const catalog = fixtureCatalog();
+    // The revision SQLite derives for the first food, which the import below writes first.
+    const scratch = join(dir, 'derived.db');
+    assert.equal((await runCli(['import', 'catalog', fixturePath('catalog.json'), '--db', scratch])).code, 0);
+    const db = new Database(scratch, { readonly: true });
+    const derived = (db.prepare('SELECT revision_id FROM foods WHERE id = ?').get(catalog.foods[0]!['foodId']) as { revision_id: string }).revision_id;
+    db.close();
+    const food = (id: number, name: string, revisionId: string): string =>
+      JSON.stringify({ kind: 'food', ...catalog.foods[0], foodId: u(id), name, revisionId, upcs: {} });
+    const file = writeJsonl('revisions.jsonl', catalog, [
+      food(670, 'Cheddar, the first food’s revision', derived),
+      food(671, 'Cheddar, a revision of its own', u(672)),
+      food(673, 'Cheddar, the same revision again', u(672)),
+    ]);
+    const own = await testDatabaseUrl();
+    try {
+      const imported = await twinImport(join(dir, 'revisions-twin.db'), own!, file, ['--skip-invalid']);
+      assert.equal(imported.code, 0, imported.stderr);
+      assert.match(imported.stderr, new RegExp(`revisions\\.jsonl:23: revisionId ${derived} is already the revision of food ${String(catalog.foods[0]!['foodId'])}`));
+      assert.match(imported.stderr, new RegExp(`revisions\\.jsonl:25: revisionId ${u(672)} is already the revision of food ${u(671)}`));
+      assert.match(imported.stdout, /8 added, 0 changed, 0 unchanged, 2 skipped/);
+      assert.equal(await postgresCatalog(own!), sqliteCatalog(join(dir, 'revisions-twin.db')));
+    } finally {
+      await dropTestDatabase(own!);
+    }
+  });
+
   test('an unreachable server or a URL of another kind: one line naming the host, never the password, exit 1', async () => {
     const refused = await runCli(['import', 'catalog', fixturePath('catalog.json'), '--database-url', 'postgres://fl:s3cret-pw@127.0.0.1:1/foodlookup']);
     assert.equal(refused.code, 1);
