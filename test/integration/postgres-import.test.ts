@@ -197,6 +197,9 @@ describe('import --database-url: the same catalogue as SQLite', () => {
       // Found only when the records are in: a cycle (after every food was streamed into the new version).
       [writeJsonl('cycle.jsonl', catalog, [JSON.stringify({ kind: 'category', id: IDS.dairy, name: 'Dairy', region: 'us', parent: IDS.hard })]),
         /its parents form a cycle/],
+      // …and foods whose leaf category gained a child after them, each named with its own line.
+      [writeJsonl('gained-child.jsonl', catalog, [JSON.stringify({ kind: 'category', id: u(399), name: 'Extra hard', region: 'us', parent: IDS.hard })]),
+        /food [0-9a-f-]+ \(gained-child\.jsonl:\d+\): category 00000000-0000-4000-8000-000000000303 is not a leaf/],
     ];
     for (const [file, message] of cases) {
       const result = await runCli(['import', 'catalog', file, '--database-url', url]);

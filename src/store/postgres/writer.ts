@@ -38,9 +38,39 @@ interface CategoryRow {
 interface TagRow { rid: number; id: string; name: string; name_key: string; updated_at: number }
 
 /** A food of version N: `fate` 0 not listed (yet), 1 listed unchanged, 2 written again by this import. */
-interface OldFood { readonly rid: number; readonly revision: string; readonly hash: string; fate: 0 | 1 | 2 }
+interface OldFood { readonly rid: number; readonly revision: string; readonly hash: string; fate: 0 | 1 | 2; source?: PackedSource }
 /** A food this import wrote: what the next record of it is compared with, and its search data's row. */
-interface WrittenFood extends ImportedFood { readonly revision: string; readonly hash: string }
+interface WrittenFood extends ImportedFood { readonly revision: string; readonly hash: string; source: PackedSource }
+
+/** Where a record came from: a file's number and a line in one number, or the record's own SourceRef when it has no line. */
+type PackedSource = number | SourceRef;
+
+/**
+ * The sources of a million foods as numbers rather than each record's object with its own copy
+ * of the file's name: they are only read to name a food in a problem.
+ */
+class SourceBook {
+  private readonly files: string[] = [];
+  private readonly numbers = new Map<string, number>();
+
+  pack(source: SourceRef): PackedSource {
+    if (source.line === undefined || source.record !== undefined) return source;
+    let file = this.numbers.get(source.file);
+    if (file === undefined) {
+      file = this.files.length;
+      this.files.push(source.file);
+      this.numbers.set(source.file, file);
+    }
+    return file * LINES + source.line;
+  }
+
+  unpack(packed: PackedSource): SourceRef {
+    return typeof packed === 'number' ? { file: this.files[Math.floor(packed / LINES)]!, line: packed % LINES } : packed;
+  }
+}
+
+/** Lines a file may have in a PackedSource (and files: 2^21). */
+const LINES = 2 ** 32;
 
 /** A food written twice by one import: its first rows are already streamed, these replace them. */
 interface Rewrite { food: string; tags: string; upcs: string }
@@ -175,7 +205,8 @@ export class PostgresImport implements ImportTransaction {
   private readonly foodTagLines = new LineBuffer();
   private readonly foodUpcLines = new LineBuffer();
   /** Where each record of this import came from, by kind and id (the latest, as SQLite's import_seen gives it). */
-  private readonly foodSources = new Map<string, SourceRef>();
+  /** Where each food's latest record came from is on its OldFood or WrittenFood (the latter when there is one). */
+  private readonly sources = new SourceBook();
   private readonly otherSources = new Map<string, SourceRef>();
   private readonly seenBrands = new Set<string>();
   private readonly seenCategories = new Set<string>();
@@ -331,7 +362,7 @@ export class PostgresImport implements ImportTransaction {
     const current = this.written.get(food.foodId) ?? old;
     if (current && current.revision === food.revisionId && current.hash === food.contentHash) {
       if (old && old.fate === 0) old.fate = 1;
-      this.foodSources.set(food.foodId, source);
+      current.source = this.sources.pack(source);
       return 'unchanged';
     }
     // The body is JSON, where U+0000 is escaped; these columns hold the texts as they are.
@@ -368,9 +399,9 @@ export class PostgresImport implements ImportTransaction {
       rid, revision: food.revisionId, hash: food.contentHash, id: food.foodId, name: food.nameKey, classification: food.classificationFold,
       otherNames: food.otherNamesFold, description: food.descriptionFold, servings: food.servings, region: brand!.region,
       brandId: brand!.id, categoryId: category!.id, tags: Array.from(new Set(food.tags), (tag) => this.tags.get(tag)!.id),
+      source: this.sources.pack(source),
     });
     this.writtenRevisions?.set(food.revisionId, food.foodId);
-    this.foodSources.set(food.foodId, source);
 
     const line = copyRow([
       rid, food.foodId, food.revisionId, food.contentHash, food.region, food.brand, food.category, food.name, food.nameKey,
@@ -469,7 +500,8 @@ export class PostgresImport implements ImportTransaction {
   }
 
   private sourceOf(kind: string, id: string): string {
-    const source = kind === 'food' ? this.foodSources.get(id) : this.otherSources.get(`${kind}\0${id}`);
+    const packed = kind === 'food' ? (this.written.get(id) ?? this.oldFoods.get(id))?.source : this.otherSources.get(`${kind}\0${id}`);
+    const source = packed === undefined ? undefined : this.sources.unpack(packed);
     return source ? ` (${describeSource(source)})` : ' (already in the catalogue)';
   }
 
