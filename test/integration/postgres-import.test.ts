@@ -250,6 +250,25 @@ describe('import --database-url: the same catalogue as SQLite', () => {
     }
   });
 
+  test('foods streamed in many small pieces, their tags and barcodes copied between them: the same catalogue as SQLite', async (t) => {
+    if (!url) return t.skip(NO_POSTGRES);
+    const file = join(dir, 'pieces.jsonl');
+    const out = createWriteStream(file);
+    await generate({ foods: 3_000, seed: 11, out });
+    await new Promise<void>((resolve) => out.end(resolve));
+    const own = await testDatabaseUrl();
+    try {
+      const lite = await runCli(['import', 'catalog', file, '--db', join(dir, 'pieces.db')]);
+      // Pieces of ~1,000 characters (about a food each), tags and barcodes copied every 256 of them.
+      const post = await runCli(['import', 'catalog', file, '--database-url', own!], { FOODLOOKUP_PG_COPY_CHUNK: '1000' });
+      assert.equal(post.code, 0, post.stderr);
+      assert.deepEqual(said(post), said(lite));
+      assert.equal(await postgresCatalog(own!), sqliteCatalog(join(dir, 'pieces.db')));
+    } finally {
+      await dropTestDatabase(own!);
+    }
+  });
+
   test('a given revisionId that another food of the same import has, derived or given, is refused by its line as in SQLite', async (t) => {
     if (!url) return t.skip(NO_POSTGRES);
     const catalog = fixtureCatalog();

@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import type { CatalogBrand, CatalogCategory, CatalogTag, SourceRef } from '../../domain/records.js';
 import { describeSource } from '../../domain/records.js';
+import { envInteger } from '../../config.js';
 import { fold } from '../../domain/text.js';
 import { RecordRejected, type ImportRecord, type ImportTransaction, type PutOutcome } from '../catalog-store.js';
 import { foodRow, type FoodRow } from '../food-row.js';
@@ -92,8 +93,14 @@ const INDEX_BUILD_MEMORY = '256MB';
  */
 const FREEZE = 'WITH (FREEZE)';
 
-/** COPY data is handed to the socket in pieces of about this many characters. */
-const COPY_CHUNK = 256 * 1024;
+/**
+ * COPY data is handed to the socket in pieces of about this many characters
+ * (FOODLOOKUP_PG_COPY_CHUNK: tests cross many pieces with a small file).
+ */
+const COPY_CHUNK = envInteger('FOODLOOKUP_PG_COPY_CHUNK', 1, 256 * 1024);
+
+/** Characters of foods rows after which the tags and barcodes gathered meanwhile are copied (copyLinks): 64 MiB. */
+const LINKS_EVERY = 256 * COPY_CHUNK;
 
 /** Lines for a later COPY, kept as a few large strings instead of a string a row. */
 class LineBuffer {
@@ -224,6 +231,8 @@ export class PostgresImport implements ImportTransaction {
   private copyDone: Promise<void> | undefined;
   private copyError: Error | undefined;
   private pending = '';
+  /** Characters of foods rows streamed since their tags and barcodes were last copied. */
+  private sinceLinks = 0;
   /** Whether check() found something to commit: otherwise the new version is rolled back and N stays. */
   private changed = false;
   private open = true;
@@ -471,6 +480,20 @@ export class PostgresImport implements ImportTransaction {
     this.pending = '';
     if (!this.copy.write(chunk)) await Promise.race([once(this.copy, 'drain'), this.copyDone]);
     if (this.copyError !== undefined) throw this.copyError;
+    this.sinceLinks += chunk.length;
+    if (this.sinceLinks >= LINKS_EVERY) await this.copyLinks();
+  }
+
+  /**
+   * The tags and barcodes of the foods streamed so far, through COPYs of their own between two
+   * of the foods' (one COPY at a time on a connection): while the records arrive the server
+   * and this thread have time to spare, at the end they would have none.
+   */
+  private async copyLinks(): Promise<void> {
+    await this.endCopy();
+    this.sinceLinks = 0;
+    await this.copyIn('food_tags', 'tag_id, food_rid', this.foodTagLines.drain());
+    await this.copyIn('food_upcs', 'upc_key, food_rid', this.foodUpcLines.drain());
   }
 
   private async endCopy(): Promise<void> {
