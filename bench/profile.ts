@@ -3,12 +3,14 @@
  * scenario goes, without sockets or a load generator in the way. Requests go through the real
  * app (routing, auth, parameters, store, serialisation) with Fastify's inject.
  *
- *   node dist/bench/profile.js --db bench/.cache/catalog-1000000.db [--only REGEX] [--requests N] [--warm] [--memory]
+ *   node dist/bench/profile.js --db bench/.cache/catalog-1000000.db [--only REGEX] [--requests N] [--warm] [--cpu] [--memory]
  *
  * Each scenario's first N requests are answered once and timed. By default that is cold: the
  * first loads of postings and pages count. With --warm, N other requests of the same scenario
  * are answered first, so the page cache and postings are warm but the timed responses are not
- * cached. Run node with --cpu-prof to see where a scenario's time goes.
+ * cached. --cpu times each request in the process's CPU time (user + system, all threads)
+ * instead of the wall clock, so that waiting for a core on a shared machine does not count.
+ * Run node with --cpu-prof to see where a scenario's time goes.
  */
 import { parseArgs } from 'node:util';
 import { buildApp } from '../src/app.js';
@@ -23,6 +25,8 @@ const { values } = parseArgs({
     only: { type: 'string' },
     requests: { type: 'string', default: '500' },
     warm: { type: 'boolean', default: false },
+    /** Times in CPU time of the process (user + system) rather than wall clock. */
+    cpu: { type: 'boolean', default: false },
     /** After each scenario, the process's memory (rss, V8 heap, buffers). */
     memory: { type: 'boolean', default: false },
   },
@@ -39,10 +43,12 @@ const only = values.only === undefined ? undefined : new RegExp(values.only);
 const list = scenarios(s, zipfOrder(s.zipfQueries.length), foods).filter((sc) => only === undefined || only.test(sc.name));
 const n = Number(values.requests);
 
+const now = values.cpu ? (): number => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; } : (): number => performance.now();
 const quantile = (sorted: Float64Array, q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 const ms = (x: number): string => x.toFixed(x < 10 ? 2 : 0).padStart(7);
 
-process.stdout.write(`${foods.toLocaleString('en')} foods; ${values.warm ? 'warm (after N other requests)' : 'cold (first requests)'}; times in ms\n`);
+process.stdout.write(`${foods.toLocaleString('en')} foods; ${values.warm ? 'warm (after N other requests)' : 'cold (first requests)'}; ` +
+  `${values.cpu ? 'CPU time of the process' : 'wall clock'} in ms\n`);
 process.stdout.write(`${'scenario'.padEnd(36)} ${'n'.padStart(5)} ${'mean'.padStart(7)} ${'p50'.padStart(7)} ${'p90'.padStart(7)} ${'p99'.padStart(7)} ${'max'.padStart(7)}  slowest\n`);
 for (const scenario of list) {
   const available = scenario.bodies?.length ?? scenario.paths.length;
@@ -54,9 +60,9 @@ for (const scenario of list) {
   let slowest = { ms: 0, what: '' };
   for (let pass = values.warm ? 0 : 1; pass < 2; pass++) {
     for (let i = 0; i < count; i++) {
-      const started = process.hrtime.bigint();
+      const started = now();
       const response = await app.inject(request(pass === 0 ? available - 1 - i : i));
-      const took = Number(process.hrtime.bigint() - started) / 1e6;
+      const took = now() - started;
       // inject settles in microtasks: without a turn of the event loop, setImmediate work (the
       // store's read batches, Fastify's and light-my-request's cleanups) would pile up as a
       // server's never does.

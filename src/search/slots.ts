@@ -271,6 +271,18 @@ export function packedCodes(list: SlotPostings, offset: number): Float64Array {
 /** Reused by `choicesUnion` (a search runs to its end before the next). */
 const unionBest = new Float64Array(1 << 15);
 const unionTouched = new Uint32Array((1 << 15) >>> 5);
+/**
+ * The union's rids and codes as they are found, grown as needed and reused: only the list's
+ * final arrays are new. Sized for the choices' postings together, these were two thirds of a
+ * type-ahead search's new ArrayBuffers, and V8 counts such external memory towards its next
+ * full collection.
+ */
+let unionRids = new Uint32Array(1 << 16);
+let unionCodes = new Uint32Array(1 << 16);
+/** Entries of that scratch kept between unions, 8 bytes each (2 MiB). */
+const SCRATCH_KEPT = 1 << 18;
+/** Each value's first kind in `choicesUnion` (-1: none yet); put back to -1 after each union. */
+const unionFirstOfValue = new Int32Array(2 * VALUE_SPAN).fill(-1);
 
 /**
  * The list of a slot that is one term of choices (a type-ahead prefix's completions, a typo's
@@ -294,9 +306,13 @@ export function choicesUnion(choices: readonly Choice[], postings: (group: numbe
     size += p.rids.length;
     limit = Math.max(limit, p.rids[p.rids.length - 1]! + 1);
   }
-  const rids = new Uint32Array(size);
-  const codes = new Uint32Array(size);
-  const firstOfValue = new Int32Array(2 * VALUE_SPAN).fill(-1);
+  if (unionRids.length < size) {
+    unionRids = new Uint32Array(size);
+    unionCodes = new Uint32Array(size);
+  }
+  const rids = unionRids;
+  const codes = unionCodes;
+  const firstOfValue = unionFirstOfValue;
   const nextOfValue: number[] = [];
   const parts: number[] = [];
   const covers: number[] = [];
@@ -349,7 +365,14 @@ export function choicesUnion(choices: readonly Choice[], postings: (group: numbe
       touched[w] = 0;
     }
   }
-  return slotList(rids.slice(0, n), codes.subarray(0, n), parts, covers);
+  for (const part of parts) firstOfValue[VALUE_SPAN - part] = -1;
+  const list = slotList(rids.slice(0, n), codes.subarray(0, n), parts, covers);
+  // A union of the commonest words would keep its scratch at their size: let it go.
+  if (size > SCRATCH_KEPT) {
+    unionRids = new Uint32Array(1 << 16);
+    unionCodes = new Uint32Array(1 << 16);
+  }
+  return list;
 }
 
 /** A made list with the narrowest codes its kinds allow. */

@@ -25,6 +25,20 @@ import { recordsEngine } from '../../search/records.js';
 import { Synonyms } from '../../search/synonyms.js';
 import { loadSearchIndex } from './search-store.js';
 
+/**
+ * Reads through a memory map of the file (SQLite's `mmap_size`; writes still go through the
+ * journal). A search reads its page's food rows (~20 random pages) and any postings not in
+ * memory (tens of KiB to a few MiB of overflow pages), each page a pread into SQLite's cache
+ * otherwise: at 1,000,000 foods, in process, a page of 20 rows took 0.14 → 0.095 ms and the
+ * blobs a type-ahead search reads 0.40 → 0.17 ms. The mapped pages are the OS page cache's,
+ * shared and reclaimable: they count in a process's resident size, not in its private memory.
+ * SQLite maps at most its compile-time limit (2 GiB here) and reads the rest as before.
+ */
+export function mapForReading(db: Db): void {
+  db.pragma(`mmap_size = ${MMAP_BYTES}`);
+}
+const MMAP_BYTES = 2 ** 40;
+
 /** The dictionary of a version, with the lookups SQLite answers from its tables. */
 class Dictionary extends CatalogDictionary implements RecordRids {
   private readonly byClassification: Statement<[string], number>;
@@ -105,6 +119,7 @@ export class SqliteCatalogStore implements CatalogStore {
     // Reads go through the OS page cache, so a smaller SQLite cache costs little; it also
     // bounds the memory SQLite's sorter takes before spilling to temp files. Imports keep a larger one.
     this.db.pragma(`cache_size = ${-1024 * (options.cacheMiB ?? (options.readonly ? 32 : 64))}`);
+    mapForReading(this.db);
     if (!options.readonly) migrate(this.db);
     this.synonyms = options.synonyms ?? defaultSynonyms();
     this.stateStatement = this.db.prepare("SELECT key, value FROM meta WHERE key IN ('catalog_version', 'last_modified')");
