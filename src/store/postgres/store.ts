@@ -11,7 +11,7 @@ import { defaultSynonyms, foodHitsPage, foodJsonPage, withCorrections, type Food
 import * as lists from '../list-queries.js';
 import type { BuiltQuery } from '../list-queries.js';
 import {
-  FOOD_COLUMNS, brandRowToBrand, categoryRowToCategory, foodRowToFood, foodRowToJson, tagRowToTag,
+  brandRowToBrand, categoryRowToCategory, foodRowToFood, foodRowToJson, tagRowToTag,
   type BrandRow, type CategoryRow, type FoodRow, type TagRow,
 } from '../record-rows.js';
 import { MemoryBlobs } from '../../search/blobs.js';
@@ -23,9 +23,9 @@ import { SearchIndex } from '../../search/search-index.js';
 import type { Synonyms } from '../../search/synonyms.js';
 import { describeDatabase, isUnavailable, openPool, unavailableOr } from './connection.js';
 import { CatalogFollower } from './follow.js';
-import { numbered, PostgresDialect, unmatchablePrefix } from './queries.js';
+import { foodReads, numbered, PostgresDialect, unmatchablePrefix, type FoodReads, type Prepared } from './queries.js';
 import { groupedPage, groupedPageOfAll, groupMembers, type GroupMembers, type Groups } from './grouping.js';
-import { FoodRowCache, READ_TYPES } from './records.js';
+import { FoodRowCache, FoodRowReader, READ_TYPES } from './records.js';
 import { catalogVersionOf, META_TABLE, migrate } from './schema.js';
 import { readSearchSource } from './search-store.js';
 import { beginPostgresImport } from './writer.js';
@@ -44,6 +44,8 @@ import { beginPostgresImport } from './writer.js';
 const CLASSIFICATION_SLICE = 100_000;
 /** Food rows held per version (~1 KB each): by-id answers and repeated pages without a round trip. */
 const FOOD_ROWS_CACHED = 20_000;
+/** Keys of prefix runs' places held per version (a key and a number each). */
+const PLACES_CACHED = 50_000;
 /** Rids of classification and barcode lookups held per version, for the in-memory filters (4 bytes each). */
 const LOOKUP_RIDS_CACHED = 2_000_000;
 
@@ -53,6 +55,7 @@ type RecordKind = 'brands' | 'categories' | 'tags';
 interface Version {
   readonly state: CatalogState;
   readonly dialect: PostgresDialect;
+  readonly sql: FoodReads;
   readonly dictionary: CatalogDictionary;
   /** Category id → rids of itself and every category below it. */
   readonly closure: ReadonlyMap<string, readonly number[]>;
@@ -60,9 +63,11 @@ interface Version {
   /** Records' folded names, for their fts engines (made on first use). */
   readonly names: Readonly<Record<RecordKind, readonly { rid: number; name: string }[]>>;
   readonly records: Map<RecordKind, SearchEngine>;
-  readonly rows: FoodRowCache;
+  readonly rows: FoodRowReader;
   /** Food rids by classification or barcode list (the filters the engine tests in memory). */
   readonly lookups: Map<string, Uint32Array>;
+  /** Place in name order of the first food whose folded name is ≥ a key (prefix searches' runs). */
+  readonly places: Map<string, number>;
   lookupRids: number;
   /** The groups of grouping=brand: each food's brand rid, brands in (name_key, id) order. */
   readonly brandGroups: Groups;
@@ -131,6 +136,20 @@ export class PostgresCatalogStore implements CatalogStore {
     } catch (error) {
       throw unavailableOr(error, this.url);
     }
+  }
+
+  /**
+   * A query of the hot paths (a page's rows, a food by id, a prefix's places) as a named
+   * prepared statement: each connection parses and plans it once, not on every request (a
+   * page's rows: PostgreSQL's CPU 147 → 120 µs, ours 104 → 81 µs, at 1,000,000 foods).
+   */
+  private prepared<R>(statement: Prepared, values: readonly unknown[]): Promise<R[]> {
+    return this.pool.query({ ...statement, values: values as unknown[], types: READ_TYPES }).then(
+      (result) => result.rows as R[],
+      (error: unknown) => {
+        throw unavailableOr(error, this.url);
+      },
+    );
   }
 
   private async run<R>(sql: lists.Sql): Promise<R[]> {
@@ -209,9 +228,11 @@ export class PostgresCatalogStore implements CatalogStore {
     blobRows.length = 0;
     const index = SearchIndex.load({ get: (name) => held.get(name) }) ?? await this.buildInMemory(schema);
     const dictionary = new CatalogDictionary(state, { brands, categories, tagsInNameOrder: tags });
+    const sql = foodReads(dialect);
     return {
       state,
       dialect,
+      sql,
       dictionary,
       closure,
       engine: new SearchEngine(index, this.synonyms),
@@ -221,8 +242,9 @@ export class PostgresCatalogStore implements CatalogStore {
         tags: tags.map((r) => ({ rid: r.rid, name: r.name_key })),
       },
       records: new Map(),
-      rows: new FoodRowCache(FOOD_ROWS_CACHED),
+      rows: new FoodRowReader(new FoodRowCache(FOOD_ROWS_CACHED), (rids) => this.prepared(sql.rowsByRid, [rids])),
       lookups: new Map(),
+      places: new Map(),
       lookupRids: 0,
       members: new Map(),
       brandGroups: { of: index.facts.brand, inNameOrder: Uint32Array.from(brands, (b) => b.rid), size: dictionary.limits.brand },
@@ -263,32 +285,16 @@ export class PostgresCatalogStore implements CatalogStore {
     };
   }
 
-  /** Food rows of these rids in the same order, from the version's cache or its schema. */
-  private async rowsOf(v: Version, rids: readonly number[]): Promise<FoodRow[]> {
-    const missing = rids.filter((rid) => v.rows.get(rid) === undefined);
-    const fetched = new Map<number, FoodRow>();
-    if (missing.length > 0) {
-      const rows = await this.query<FoodRow & { rid: number }>(
-        `SELECT f.rid, ${FOOD_COLUMNS} FROM ${v.dialect.table('foods')} f WHERE f.rid = ANY($1::int[])`, [missing]);
-      for (const row of rows) {
-        fetched.set(row.rid, row);
-        v.rows.put(row.rid, row);
-      }
-    }
-    return rids.map((rid) => v.rows.get(rid) ?? fetched.get(rid)!);
-  }
-
   /** A food's row by foodId or current revisionId (the foodId first, as SQLite's store). */
   private async foodRow(idOrRevision: string): Promise<{ row: FoodRow; v: Version } | undefined> {
     if (!isUuid(idOrRevision)) return undefined;
     const id = normaliseId(idOrRevision);
     const v = await this.ready();
-    const cached = v.rows.byId(id);
+    const cached = v.rows.cache.byId(id);
     if (cached !== undefined) return { row: cached, v };
-    const [row] = await this.query<FoodRow & { rid: number }>(`SELECT f.rid, ${FOOD_COLUMNS} FROM ${v.dialect.table('foods')} f
-      WHERE f.id = $1 OR f.revision_id = $1 ORDER BY f.id = $1 DESC LIMIT 1`, [id]);
+    const [row] = await this.prepared<FoodRow & { rid: number }>(v.sql.rowById, [id]);
     if (row === undefined) return undefined;
-    v.rows.put(row.rid, row);
+    v.rows.cache.put(row.rid, row);
     return { row, v };
   }
 
@@ -335,6 +341,25 @@ export class PostgresCatalogStore implements CatalogStore {
   }
 
   /**
+   * The places in name order where the run of names starting with `key` begins and ends, read
+   * once per version and key (one round trip less for every prefix search asked before).
+   */
+  private async prefixPlaces(v: Version, key: string): Promise<ReadonlyMap<string, number>> {
+    const end = key + MAX_CHAR;
+    const [held, heldEnd] = [v.places.get(key), v.places.get(end)];
+    if (held !== undefined && heldEnd !== undefined) return new Map([[key, held], [end, heldEnd]]);
+    // No name holds a NUL (PostgreSQL's text cannot): the first name >= `a\0…` is the first > `a`.
+    const from = (k: string): { op: '>' | '>='; key: string } => (k.includes('\0') ? { op: '>', key: k.slice(0, k.indexOf('\0')) } : { op: '>=', key: k });
+    const [lo, hi] = [from(key), from(end)];
+    const [row] = await this.prepared<{ a: number | null; b: number | null }>(v.sql.firstFrom(lo.op, hi.op), [lo.key, hi.key]);
+    const place = (rid: number | null | undefined): number => (rid === null || rid === undefined ? v.engine.index.meta.foods : v.engine.index.place[rid]!);
+    if (v.places.size >= PLACES_CACHED) v.places.clear();
+    v.places.set(key, place(row?.a));
+    v.places.set(end, place(row?.b));
+    return new Map([[key, v.places.get(key)!], [end, v.places.get(end)!]]);
+  }
+
+  /**
    * What the engine asks the store while it searches (synchronously): read before it is asked,
    * for this query only: the foods of its classifications and barcodes, and the places in name
    * order where its prefix's run begins and ends.
@@ -348,18 +373,7 @@ export class PostgresCatalogStore implements CatalogStore {
     const upcs = q.upcs
       ? await this.lookup(v, 'upc', `SELECT DISTINCT food_rid AS rid FROM ${t('food_upcs')} WHERE upc_key = ANY($1::text[])`, q.upcs)
       : new Uint32Array(0);
-    const places = new Map<string, number>();
-    if (q.match?.type === 'prefix') {
-      const key = fold(q.match.query);
-      // No name holds a NUL (PostgreSQL's text cannot): the first name >= `a\0…` is the first > `a`.
-      const from = (k: string): { op: string; key: string } => (k.includes('\0') ? { op: '>', key: k.slice(0, k.indexOf('\0')) } : { op: '>=', key: k });
-      const [lo, hi] = [from(key), from(key + MAX_CHAR)];
-      const first = (n: number, op: string): string => `(SELECT rid FROM ${t('foods')} WHERE name_key ${op} $${n} ORDER BY name_key, id LIMIT 1)`;
-      const [row] = await this.query<{ a: number | null; b: number | null }>(`SELECT ${first(1, lo.op)} AS a, ${first(2, hi.op)} AS b`, [lo.key, hi.key]);
-      const place = (rid: number | null | undefined): number => (rid === null || rid === undefined ? v.engine.index.meta.foods : v.engine.index.place[rid]!);
-      places.set(key, place(row?.a));
-      places.set(key + MAX_CHAR, place(row?.b));
-    }
+    const places = q.match?.type === 'prefix' ? await this.prefixPlaces(v, fold(q.match.query)) : new Map<string, number>();
     const { dictionary, closure } = v;
     return {
       brandRid: (id) => dictionary.brandRid(id),
@@ -390,7 +404,7 @@ export class PostgresCatalogStore implements CatalogStore {
     } else {
       page = await this.generalPage(v, q, answer?.ranked);
     }
-    return { dictionary: v.dictionary, total: page.total, rows: await this.rowsOf(v, page.rids), corrections };
+    return { dictionary: v.dictionary, total: page.total, rows: await v.rows.rows(page.rids), corrections };
   }
 
   /**
@@ -567,7 +581,7 @@ export class PostgresCatalogStore implements CatalogStore {
 
   async searchFoodNames(words: readonly string[], limit: number): Promise<readonly NameSearchHit[]> {
     const v = await this.ready();
-    const rows = await this.rowsOf(v, v.engine.names(words, limit));
+    const rows = await v.rows.rows(v.engine.names(words, limit));
     return rows.map((row) => ({
       id: row.id,
       name: row.name,
