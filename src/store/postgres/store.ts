@@ -27,7 +27,7 @@ import { foodReads, numbered, PostgresDialect, unmatchablePrefix, type FoodReads
 import { groupedPage, groupedPageOfAll, groupMembers, type GroupMembers, type Groups } from './grouping.js';
 import { FoodRowCache, FoodRowReader, READ_TYPES } from './records.js';
 import { catalogVersionOf, META_TABLE, migrate } from './schema.js';
-import { readSearchSource } from './search-store.js';
+import { compareCodePoints, readSearchSource } from './search-store.js';
 import { beginPostgresImport } from './writer.js';
 
 /**
@@ -129,9 +129,9 @@ export class PostgresCatalogStore implements CatalogStore {
     }
   }
 
-  private async query<R>(text: string, values: readonly unknown[] = [], binary = false): Promise<R[]> {
+  private async query<R>(text: string, values: readonly unknown[] = [], options: { readonly binary?: boolean; readonly rowMode?: 'array' } = {}): Promise<R[]> {
     try {
-      const result = await this.pool.query({ text, values: values as unknown[], types: READ_TYPES, ...(binary ? { binary } : {}) });
+      const result = await this.pool.query({ text, values: values as unknown[], types: READ_TYPES, ...options });
       return result.rows as R[];
     } catch (error) {
       throw unavailableOr(error, this.url);
@@ -214,7 +214,7 @@ export class PostgresCatalogStore implements CatalogStore {
       this.query<{ ancestor_id: string; rid: number }>(`SELECT cc.ancestor_id, c.rid FROM ${t('category_closure')} cc
         JOIN ${t('categories')} c ON c.id = cc.descendant_id`),
       // In binary: the bytes as they are stored, not a hex text twice their size to decode.
-      this.query<{ key: string; value: Buffer }>(`SELECT key, value FROM ${t('search_blobs')}`, [], true),
+      this.query<{ key: string; value: Buffer }>(`SELECT key, value FROM ${t('search_blobs')}`, [], { binary: true }),
     ]);
     const closure = new Map<string, number[]>();
     for (const { ancestor_id: ancestor, rid } of closureRows) {
@@ -445,32 +445,37 @@ export class PostgresCatalogStore implements CatalogStore {
   /**
    * Each food's classification as a group number in (folded, raw) order, read once per version
    * (as soon as it is loaded): every food's rid and classification read a slice of rids at a
-   * time and numbered as they pass (nothing but a rid array kept), the few distinct classifications then ordered
-   * by their UTF-8 bytes, the order of SQLite's BINARY collation whatever the database's.
+   * time (rows as arrays) and numbered as they pass (nothing but a rid array kept), the
+   * distinct classifications then ordered by code point, the order of UTF-8 bytes (SQLite's
+   * BINARY collation) whatever the database's. At 1,000,000 foods (324,423 classifications)
+   * this is seconds of CPU beside the requests of the new version; comparing strings rather
+   * than a Buffer made of each took 3.0 → 2.4 s.
    */
   private classificationGroups(v: Version): Promise<Groups> {
     v.classifications ??= (async () => {
       const of = new Uint32Array(v.engine.index.place.length);
       const numbers = new Map<string, number>();
-      const names: { fold: Buffer; raw: Buffer }[] = [];
+      const folds: string[] = [];
       // In slices of rids: each read within a request's statement bound, little held at once.
       for (let from = 0; from < of.length; from += CLASSIFICATION_SLICE) {
-        const rows = await this.query<{ rid: number; fold: string; raw: string }>(`SELECT rid, classification_fold AS fold, classification AS raw
-          FROM ${v.dialect.table('foods')} WHERE rid >= $1 AND rid < $2`, [from, from + CLASSIFICATION_SLICE]);
-        for (const { rid, fold, raw } of rows) {
+        const rows = await this.query<[number, string, string]>(`SELECT rid, classification_fold, classification
+          FROM ${v.dialect.table('foods')} WHERE rid >= $1 AND rid < $2`, [from, from + CLASSIFICATION_SLICE], { rowMode: 'array' });
+        for (const [rid, fold, raw] of rows) {
           let group = numbers.get(raw);
           if (group === undefined) {
-            numbers.set(raw, (group = names.length));
-            names.push({ fold: Buffer.from(fold), raw: Buffer.from(raw) });
+            numbers.set(raw, (group = folds.length));
+            folds.push(fold);
           }
           of[rid] = group;
         }
       }
-      const order = names.map((_, g) => g).sort((a, b) => Buffer.compare(names[a]!.fold, names[b]!.fold) || Buffer.compare(names[a]!.raw, names[b]!.raw));
-      const place = new Uint32Array(names.length);
+      const raws = [...numbers.keys()];
+      numbers.clear();
+      const order = folds.map((_, g) => g).sort((a, b) => compareCodePoints(folds[a]!, folds[b]!) || compareCodePoints(raws[a]!, raws[b]!));
+      const place = new Uint32Array(folds.length);
       order.forEach((g, i) => (place[g] = i));
       for (let rid = 0; rid < of.length; rid++) of[rid] = place[of[rid]!]!;
-      return { of, inNameOrder: Uint32Array.from({ length: names.length }, (_, i) => i), size: names.length };
+      return { of, inNameOrder: Uint32Array.from({ length: folds.length }, (_, i) => i), size: folds.length };
     })();
     v.classifications.catch(() => {
       v.classifications = undefined;
