@@ -1,4 +1,5 @@
 import type { Dialect, Sql } from '../list-queries.js';
+import { FOOD_COLUMNS } from '../record-rows.js';
 
 /**
  * The lists' SQL (list-queries.ts) in PostgreSQL's dialect: tables in the schema of the
@@ -35,4 +36,40 @@ export function numbered(sql: Sql): { text: string; values: unknown[] } {
  */
 export function unmatchablePrefix(match: { readonly type: string; readonly query: string } | undefined): boolean {
   return match?.type === 'prefix' && match.query.includes('\0');
+}
+
+/** A statement prepared once per connection: its name is unique to its text. */
+export interface Prepared {
+  readonly name: string;
+  readonly text: string;
+}
+
+/** The reads of a version's requests, named after its schema (prepared once per connection). */
+export interface FoodReads {
+  /** `$1`: rids (int[]); their rows, rid first, in any order. */
+  readonly rowsByRid: Prepared;
+  /** `$1`: a foodId or a current revisionId; the row, the foodId first (as SQLite's store). */
+  readonly rowById: Prepared;
+  /**
+   * `$1`, `$2`: folded names; the rids of the first food in name order whose name_key is
+   * above (`>`) or from (`>=`) each, as `a` and `b` (null past the last).
+   */
+  firstFrom(lo: '>' | '>=', hi: '>' | '>='): Prepared;
+}
+
+export function foodReads(dialect: PostgresDialect): FoodReads {
+  const foods = dialect.table('foods');
+  const named = (what: string, text: string): Prepared => ({ name: `${dialect.schema}_${what}`, text });
+  const first = (n: number, op: string): string => `(SELECT rid FROM ${foods} WHERE name_key ${op} $${n} ORDER BY name_key, id LIMIT 1)`;
+  const places = new Map<string, Prepared>();
+  return {
+    rowsByRid: named('rows', `SELECT f.rid, ${FOOD_COLUMNS} FROM ${foods} f WHERE f.rid = ANY($1::int[])`),
+    rowById: named('row', `SELECT f.rid, ${FOOD_COLUMNS} FROM ${foods} f WHERE f.id = $1 OR f.revision_id = $1 ORDER BY f.id = $1 DESC LIMIT 1`),
+    firstFrom: (lo, hi) => {
+      const key = `${lo === '>' ? 'a' : 'af'}${hi === '>' ? 'b' : 'bf'}`;
+      let statement = places.get(key);
+      if (statement === undefined) places.set(key, (statement = named(`first_${key}`, `SELECT ${first(1, lo)} AS a, ${first(2, hi)} AS b`)));
+      return statement;
+    },
+  };
 }
