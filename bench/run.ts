@@ -101,8 +101,8 @@ function statusKiB(pid: number, field: string): number {
 }
 
 /**
- * Memory of the largest server process, in MiB: peak resident (VmHWM: private memory, code
- * and the shared libraries' pages) and peak private memory (RssAnon, sampled every 100 ms
+ * Memory of the largest server process, in MiB: peak resident (VmHWM: private memory, code,
+ * the shared libraries' pages and those of a SQLite file read through its memory map) and peak private memory (RssAnon, sampled every 100 ms
  * while the load runs: the heap, buffers and SQLite's cache), over the whole run and per
  * scenario, with what a worker's peak was made of (bench/memory-probe.ts, loaded into the
  * serving processes through `probeEnv`).
@@ -422,7 +422,7 @@ async function main(): Promise<void> {
     if (zipf && zipfBytes === undefined) zipfBytes = await meanBodyBytes(server.url, zipf.paths);
     memory.stop();
     summary.push(`| peak private memory (RssAnon), ${store}, ${workers} worker(s), largest process | ${memory.peakPrivate.toFixed(0)} MiB |`);
-    summary.push(`| peak resident (VmHWM), ${store}, ${workers} worker(s), largest process | ${memory.peakResident.toFixed(0)} MiB |`);
+    summary.push(`| peak resident (VmHWM${store === 'sqlite' ? ": with the database file's pages read through its memory map, shared" : ''}), ${store}, ${workers} worker(s), largest process | ${memory.peakResident.toFixed(0)} MiB |`);
     const sw = store === 'postgres' && workers === WORKERS[0]
       ? await measureSwitch(server.url, server.child.pid!, pgCat!.url).catch((error: unknown) => {
         // The server is still stopped below, and the scenarios' figures are still written.
