@@ -15,14 +15,15 @@
  * generator are pinned to different cores with taskset when it is available.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, createWriteStream, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, readSync, statSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { closeSync, createWriteStream, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { generate } from './generate.js';
 import { AUTH, TOKEN, samples, scenarios, zipfOrder } from './scenarios.js';
 import type { LoadResult } from './load-spec.js';
+import type { MemorySample } from './memory-probe.js';
 import { benchDatabaseUrl, catalogFoods, databaseBytes, ensureDatabase } from './postgres.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -100,27 +101,81 @@ function statusKiB(pid: number, field: string): number {
 }
 
 /**
- * Memory of the largest server process, in MiB: peak resident (VmHWM: private memory, code
- * and the shared libraries' pages) and peak private memory (RssAnon, sampled every 100 ms
- * while the load runs: the heap, buffers and SQLite's cache).
+ * Memory of the largest server process, in MiB: peak resident (VmHWM: private memory, code,
+ * the shared libraries' pages and those of a SQLite file read through its memory map) and peak private memory (RssAnon, sampled every 100 ms
+ * while the load runs: the heap, buffers and SQLite's cache), over the whole run and per
+ * scenario, with what a worker's peak was made of (bench/memory-probe.ts, loaded into the
+ * serving processes through `probeEnv`).
  */
 class MemoryWatch {
   private anonPeak = 0;
+  private scenarioPeak = 0;
   private timer: NodeJS.Timeout | undefined;
   private pids: number[] = [];
 
   constructor(private readonly pid: number) {}
 
+  /** Where the workers write their samples; set in the server's environment. */
+  static readonly dir = mkdtempSync(join(tmpdir(), 'bench-memory-'));
+  static readonly probeEnv = {
+    BENCH_MEMORY_DIR: MemoryWatch.dir,
+    NODE_OPTIONS: `${process.env['NODE_OPTIONS'] ?? ''} --import ${pathToFileURL(join(ROOT, 'dist/bench/memory-probe.js')).href}`.trim(),
+  };
+
   /** The processes are listed once (pgrep is a process of its own): workers are up when the server listens. */
   start(): void {
     this.pids = serverProcesses(this.pid);
     this.timer = setInterval(() => {
-      for (const p of this.pids) this.anonPeak = Math.max(this.anonPeak, statusKiB(p, 'RssAnon') / 1024);
+      for (const p of this.pids) this.scenarioPeak = Math.max(this.scenarioPeak, statusKiB(p, 'RssAnon') / 1024);
+      this.anonPeak = Math.max(this.anonPeak, this.scenarioPeak);
     }, 100);
   }
 
   stop(): void {
     clearInterval(this.timer);
+  }
+
+  /** The workers (the primary only forwards signals, and SIGUSR2 would end it). */
+  private get workers(): number[] {
+    return this.pids.slice(1);
+  }
+
+  /** A scenario starts: its peaks are measured from now. */
+  async beginScenario(): Promise<void> {
+    await this.collect();
+    this.scenarioPeak = 0;
+  }
+
+  /**
+   * The scenario's peak private memory, and the sample its largest worker took at its own
+   * peak: each worker writes it on SIGUSR2 and starts over.
+   */
+  async endScenario(): Promise<{ peak: number; sample: MemorySample | undefined }> {
+    const peak = this.scenarioPeak;
+    const samples = await this.collect();
+    return { peak, sample: samples.sort((a, b) => b.rssAnon - a.rssAnon)[0] };
+  }
+
+  private async collect(): Promise<MemorySample[]> {
+    const files = this.workers.map((p) => join(MemoryWatch.dir, `${p}.json`));
+    for (const f of files) rmSync(f, { force: true });
+    for (const p of this.workers) {
+      try {
+        process.kill(p, 'SIGUSR2');
+      } catch {
+        // gone: its figures with it
+      }
+    }
+    const samples: MemorySample[] = [];
+    for (const f of files) {
+      for (let i = 0; i < 1000 && !existsSync(f); i++) await new Promise((r) => setTimeout(r, 10));
+      try {
+        samples.push(JSON.parse(readFileSync(f, 'utf8')) as MemorySample);
+      } catch {
+        // not written (a worker without the probe): the /proc figures still stand
+      }
+    }
+    return samples;
   }
 
   get peakPrivate(): number {
@@ -130,6 +185,17 @@ class MemoryWatch {
   get peakResident(): number {
     return Math.max(...this.pids.map((p) => statusKiB(p, 'VmHWM') / 1024));
   }
+}
+
+/** A worker's peak as the report's memory table gives it, in MiB. */
+function memoryRow(name: string, store: string, workers: number, peak: number, s: MemorySample | undefined): string {
+  if (s === undefined) return `| ${name} | ${store} | ${workers} | ${peak.toFixed(0)} | | | | | | |`;
+  const space = (n: string): number => s.spaces[n] ?? 0;
+  const otherSpaces = s.heapTotal - space('old_space') - space('new_space') - space('large_object_space');
+  const rest = s.rssAnon - s.heapTotal - s.arrayBuffers;
+  const f = (x: number): string => x.toFixed(0);
+  return `| ${name} | ${store} | ${workers} | ${f(peak)} | ${f(s.rssAnon)} | ${f(s.heapTotal)} (${f(s.heapUsed)} used) | ` +
+    `${f(space('old_space'))} / ${f(space('new_space'))} / ${f(space('large_object_space'))} / ${f(otherSpaces)} | ${f(s.arrayBuffers)} | ${f(rest)} |`;
 }
 
 /** c=1 runs through bench/latency (one connection, each request timed in µs), others through autocannon. */
@@ -308,13 +374,14 @@ async function main(): Promise<void> {
 
   const rows: { name: string; store: string; workers: number; c1: LoadResult; c64: LoadResult; bad: number; paths: number }[] = [];
   const summary: string[] = [];
+  const memoryRows: string[] = [];
   const zipf = list.find((sc2) => sc2.name.startsWith('3 '));
   let zipfBytes: number | undefined;
   const pgCat = STORES.includes('postgres') ? await postgresCatalogue() : undefined;
   for (const store of STORES) for (const workers of WORKERS) {
     const storeArgs = store === 'postgres' ? ['--database-url', pgCat!.url] : ['--db', cat.db];
     const [sc, sa] = pin(workers === 1 ? '0' : '0,1', process.execPath, [CLI, 'serve', ...storeArgs, '--port', '0', '--workers', String(workers)]);
-    const server = await startProcess(sc, sa, { FOODLOOKUP_TOKENS: TOKEN, LOG_LEVEL: 'warn' });
+    const server = await startProcess(sc, sa, { FOODLOOKUP_TOKENS: TOKEN, LOG_LEVEL: 'warn', ...MemoryWatch.probeEnv });
     summary.push(`| cold start, ${store}, ${workers} worker(s) | ${Math.round(server.ms)} ms |`);
     const memory = new MemoryWatch(server.child.pid!);
     memory.start();
@@ -334,6 +401,7 @@ async function main(): Promise<void> {
       // each instead of ~4, so later scenarios measured how long ago the file was read.
       readWhole(cat.db);
       await drain(server.url);
+      await memory.beginScenario();
       // Untimed: the scenario's pages into the OS page cache, which this VM empties of idle pages.
       const [warmPaths, warmExtra] = from(0, true);
       await load(server.url, warmPaths, 8, { ...warmExtra, seconds: 1 });
@@ -344,15 +412,17 @@ async function main(): Promise<void> {
       const [c64Paths, c64Extra] = from(Math.floor(paths.length / 2));
       const c64 = await load(server.url, c64Paths, 64, c64Extra);
       const bad = c1.errors + c1.non2xx + c64.errors + c64.non2xx;
+      const used = await memory.endScenario();
+      memoryRows.push(memoryRow(sc2.name, store, workers, used.peak, used.sample));
       rows.push({ name: sc2.name, store, workers, c1, c64, bad, paths: paths.length });
       log(`${sc2.name}, ${store}, ${workers} worker(s): c=1 ${Math.round(c1.rps)} req/s p50 ${fmtMs(c1.p50)} p99 ${fmtMs(c1.p99)}; ` +
         `c=64 ${Math.round(c64.rps)} req/s p99 ${fmtMs(c64.p99)} max ${fmtMs(c64.max)}; ${bad} bad; ` +
-        `peak so far: private ${memory.peakPrivate.toFixed(0)} MiB, resident ${memory.peakResident.toFixed(0)} MiB`);
+        `private ${used.peak.toFixed(0)} MiB (peak so far ${memory.peakPrivate.toFixed(0)} MiB), resident ${memory.peakResident.toFixed(0)} MiB`);
     }
     if (zipf && zipfBytes === undefined) zipfBytes = await meanBodyBytes(server.url, zipf.paths);
     memory.stop();
     summary.push(`| peak private memory (RssAnon), ${store}, ${workers} worker(s), largest process | ${memory.peakPrivate.toFixed(0)} MiB |`);
-    summary.push(`| peak resident (VmHWM), ${store}, ${workers} worker(s), largest process | ${memory.peakResident.toFixed(0)} MiB |`);
+    summary.push(`| peak resident (VmHWM${store === 'sqlite' ? ": with the database file's pages read through its memory map, shared" : ''}), ${store}, ${workers} worker(s), largest process | ${memory.peakResident.toFixed(0)} MiB |`);
     const sw = store === 'postgres' && workers === WORKERS[0]
       ? await measureSwitch(server.url, server.child.pid!, pgCat!.url).catch((error: unknown) => {
         // The server is still stopped below, and the scenarios' figures are still written.
@@ -412,6 +482,17 @@ ${table.join('\n')}
 | figure | value |
 |---|---|
 ${summary.join('\n')}
+
+Private memory (RssAnon) of the largest serving process, in MiB: its peak during each scenario
+(sampled every 100 ms from /proc, untimed warm-up included), and what the largest worker held
+at its own peak (bench/memory-probe.ts): V8's heap as committed, by space (old, new: the young
+generation's semi-spaces, large objects, the rest: code, maps, read-only), ArrayBuffers and
+Buffers outside it (search data, postings, cached responses), and the rest of the private
+memory (SQLite's page cache, Node's and the allocator's own, fragmentation).
+
+| scenario | store | workers | peak | at the worker's peak | V8 heap | old / new / large / other | ArrayBuffers | rest |
+|---|---|---|---|---|---|---|---|---|
+${memoryRows.join('\n')}
 `;
   writeFileSync(OUT, report);
   log(`written to ${OUT}`);

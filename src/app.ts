@@ -57,7 +57,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   // Before the token check (a preflight carries no credentials) and before the routes.
   if (config.corsOrigins !== undefined) await installCors(app, config.corsOrigins);
   await installCompression(app);
-  const cache = new ResponseCache();
+  const cache = new ResponseCache(config.responseCacheBytes);
   if (config.metricsPort !== undefined) {
     const counters = (deps.auth as Partial<{ metrics(): AuthMetrics }>).metrics;
     installMetrics(app, { store: deps.store, cache, ...(counters ? { counters: () => counters.call(deps.auth).counters } : {}) });

@@ -19,8 +19,9 @@ export interface RunningServer {
 
 /**
  * SQLite's page cache of a serving process. Searches run on the importer's search data in
- * memory and fetch a page's rows by rid; rows missed here come from the OS page cache, which
- * the workers share, so a larger private cache mostly adds to each worker's memory.
+ * memory and fetch a page's rows by rid; a serving process reads the file through a memory map
+ * (`mapped`), so the pages it reads are the OS page cache's, which the workers share, and this
+ * cache holds what SQLite makes for itself (its sorter spills past this size).
  */
 const SERVING_CACHE_MIB = 16;
 
@@ -46,7 +47,7 @@ export function readOnlyNotice(config: Config): string | undefined {
  */
 export async function openServingStore(config: Config): Promise<CatalogStore> {
   const readonly = readOnlyNotice(config) !== undefined;
-  return openStore(config, { readonly, cacheMiB: SERVING_CACHE_MIB });
+  return openStore(config, { readonly, cacheMiB: SERVING_CACHE_MIB, mapped: true });
 }
 
 /** How long a connection accepted before the signal has for its request to arrive before an idle one is closed. */

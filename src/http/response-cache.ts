@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { RESPONSE_CACHE_MIB } from '../config.js';
 import type { CatalogState } from '../store/catalog-store.js';
 import { answerIfNotModified } from './caching.js';
 import { COMPRESS_MIN_BYTES, compressBody, negotiatedEncoding } from './compression.js';
@@ -31,9 +32,10 @@ export class ResponseCache {
   hits = 0;
   misses = 0;
 
+  /** `maxBytes`: the `--response-cache-mb` setting (config.ts); 0 stores nothing. */
   constructor(
+    private readonly maxBytes = RESPONSE_CACHE_MIB * 2 ** 20,
     private readonly maxEntries = 10_000,
-    private readonly maxBytes = 32 * 1024 * 1024,
     private readonly maxSeen = 2 * maxEntries,
   ) {}
 
@@ -42,6 +44,7 @@ export class ResponseCache {
    * was seen before (or a fingerprint collides, which only stores an answer early).
    */
   admit(key: string): boolean {
+    if (this.maxBytes === 0) return false;
     const seen = fingerprint(key);
     if (this.seenOnce.delete(seen)) return true;
     this.seenOnce.add(seen);

@@ -9,7 +9,7 @@ import { Synonyms } from '../search/synonyms.js';
  * store connects on its first use (warm, an import): errors name the host, never the password.
  * It is loaded only then: the pg driver is ~40 ms of every SQLite process's start otherwise.
  */
-export async function openStore(config: Config, options: { readonly readonly: boolean; readonly cacheMiB?: number }): Promise<CatalogStore> {
+export async function openStore(config: Config, options: { readonly readonly: boolean; readonly cacheMiB?: number; readonly mapped?: boolean }): Promise<CatalogStore> {
   const synonyms = Synonyms.load(config.synonyms);
   if (config.databaseUrl) {
     const { PostgresCatalogStore } = await import('./postgres/store.js');

@@ -326,4 +326,25 @@ describe('readiness, metrics, the document and the docs page', () => {
       tmp.cleanup();
     }
   });
+
+  test('FOODLOOKUP_RESPONSE_CACHE_MB=0: every answer is built again, none is stored', async () => {
+    const tmp = tempDir();
+    try {
+      const db = join(tmp.dir, 'm.db');
+      await importInto(db, 'catalog', [fixturePath('catalog.json')]);
+      const server = await startTestServer(db, { FOODLOOKUP_METRICS_PORT: '0', FOODLOOKUP_RESPONSE_CACHE_MB: '0' });
+      try {
+        const bodies: string[] = [];
+        for (let i = 0; i < 3; i++) bodies.push((await server.get('/v1/foods?query=cheddar')).text);
+        assert.equal(new Set(bodies).size, 1, 'the same answer each time');
+        const text = await (await fetch(`http://127.0.0.1:${metricsPortOf(server.app)!}/metrics`)).text();
+        assert.match(text, /foodlookup_response_cache_hits_total 0/);
+        assert.match(text, /foodlookup_response_cache_misses_total 3/);
+      } finally {
+        await server.close();
+      }
+    } finally {
+      tmp.cleanup();
+    }
+  });
 });

@@ -10,7 +10,7 @@ import { CLI, fixturePath, tempDir } from '../helpers/paths.js';
 import { basic, spawnServe, TEST_TOKEN } from '../helpers/server.js';
 import { IDS } from '../helpers/fixture-catalog.js';
 import { buildApp } from '../../src/app.js';
-import { SERVING_V8_FLAGS } from '../../src/cli/serve.js';
+import { SERVING_MALLOC_ENV, SERVING_V8_FLAGS } from '../../src/cli/serve.js';
 import { loadConfig } from '../../src/config.js';
 import { SqliteCatalogStore } from '../../src/store/sqlite/store.js';
 import { SCHEMA_VERSION } from '../../src/store/sqlite/schema.js';
@@ -135,6 +135,7 @@ describe('the serving worker', () => {
   const children = (pid: number): number[] =>
     execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).trim().split('\n').map(Number);
   const argv = (pid: number): string[] => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  const environ = (pid: number): string[] => readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
 
   test('one worker serves, started with the serving V8 flags, and accepts its connections itself', async () => {
     const server = await spawnServe(db);
@@ -142,21 +143,28 @@ describe('the serving worker', () => {
       const [worker, ...more] = children(server.pid);
       assert.deepEqual(more, []);
       for (const flag of SERVING_V8_FLAGS) assert.ok(argv(worker!).includes(flag), `${flag} in ${argv(worker!).join(' ')}`);
+      for (const [name, value] of Object.entries(SERVING_MALLOC_ENV)) assert.ok(environ(worker!).includes(`${name}=${value}`), `${name}=${value} in the worker's environment`);
+      assert.ok(!environ(server.pid).some((v) => v.startsWith('MALLOC_')), "the primary's own environment is left alone");
       // With round robin only the primary would hold the listening socket.
       assert.ok(listensOn(worker!, new URL(server.url).port), 'the worker holds the listening socket');
       const answer = await fetch(`${server.url}/v1/foods?query=cheese`, { headers: { authorization: basic(TEST_TOKEN) } });
       assert.equal(answer.status, 200);
+      // Reads through a memory map of the database file (shared page cache, not private memory).
+      assert.ok(readFileSync(`/proc/${worker}/maps`, 'utf8').split('\n').some((line) => line.endsWith(db)), 'the worker maps the database file');
     } finally {
       assert.equal(await server.stop(), 0);
     }
   });
 
-  test("a flag the user set in NODE_OPTIONS is theirs", async () => {
-    const server = await spawnServe(db, { NODE_OPTIONS: '--max-semi-space-size=8' });
+  test("a flag the user set in NODE_OPTIONS is theirs, and so are their malloc settings", async () => {
+    const server = await spawnServe(db, { NODE_OPTIONS: '--max-semi-space-size=8', MALLOC_ARENA_MAX: '2' });
     try {
-      const worker = argv(children(server.pid)[0]!);
+      const pid = children(server.pid)[0]!;
+      const worker = argv(pid);
       assert.ok(!worker.some((arg) => arg.startsWith('--max-semi-space-size')), worker.join(' '));
       assert.ok(worker.includes('--heap-growing-percent=50'), worker.join(' '));
+      assert.ok(environ(pid).includes('MALLOC_ARENA_MAX=2'));
+      assert.ok(!environ(pid).some((v) => v.startsWith('MALLOC_MMAP_THRESHOLD_')), 'none of ours added to theirs');
     } finally {
       await server.stop();
     }

@@ -10,3 +10,11 @@ test('workers: one per CPU when quotas are shared through Redis, else one; a fla
   assert.equal(loadConfig({}, { FOODLOOKUP_WORKERS: '2', REDIS_URL: 'redis://127.0.0.1:6379' }).workers, 2);
   assert.throws(() => loadConfig({ workers: '0' }, {}), /workers must be 1–64/);
 });
+
+test('response cache: 32 MiB unless a flag or FOODLOOKUP_RESPONSE_CACHE_MB says otherwise; 0 is allowed', () => {
+  assert.equal(loadConfig({}, {}).responseCacheBytes, 32 * 2 ** 20);
+  assert.equal(loadConfig({ 'response-cache-mb': '64' }, {}).responseCacheBytes, 64 * 2 ** 20);
+  assert.equal(loadConfig({}, { FOODLOOKUP_RESPONSE_CACHE_MB: '0' }).responseCacheBytes, 0);
+  assert.throws(() => loadConfig({ 'response-cache-mb': '1.5' }, {}), /response cache must be a whole number of MiB/);
+  assert.throws(() => loadConfig({}, { FOODLOOKUP_RESPONSE_CACHE_MB: '-1' }), /response cache must be a whole number of MiB/);
+});

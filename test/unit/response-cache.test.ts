@@ -20,14 +20,14 @@ describe('response cache admission (a request is stored on its second sighting)'
   });
 
   test('the doorkeeper remembers a bounded number of requests, oldest forgotten first', () => {
-    const cache = new ResponseCache(10, 1024 * 1024, 2);
+    const cache = new ResponseCache(1024 * 1024, 10, 2);
     for (const q of ['a', 'b', 'c']) assert.equal(cache.admit(`1|/v1/foods?query=${q}`), false);
     assert.equal(cache.admit('1|/v1/foods?query=a'), false, 'a was the oldest of three with room for two');
     assert.equal(cache.admit('1|/v1/foods?query=c'), true);
   });
 
   test('stored bodies are bounded by entries and bytes, least recently used out first', () => {
-    const cache = new ResponseCache(2, 1024);
+    const cache = new ResponseCache(1024, 2);
     cache.set('a', body('A'));
     cache.set('b', body('B'));
     assert.deepEqual(cache.get('a'), body('A'));
@@ -36,5 +36,12 @@ describe('response cache admission (a request is stored on its second sighting)'
     assert.deepEqual(cache.get('a'), body('A'));
     cache.set('big', Buffer.alloc(1024 / 16 + 1));
     assert.equal(cache.get('big'), undefined, 'a body over a sixteenth of the budget is not stored');
+  });
+
+  test('a cache of 0 bytes (--response-cache-mb 0) admits nothing', () => {
+    const cache = new ResponseCache(0);
+    const key = ResponseCache.key('/v1/foods?query=apple', 1);
+    assert.equal(cache.admit(key), false);
+    assert.equal(cache.admit(key), false);
   });
 });

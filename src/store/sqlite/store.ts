@@ -35,9 +35,10 @@ import { loadSearchIndex } from './search-store.js';
  * SQLite maps at most its compile-time limit (2 GiB here) and reads the rest as before.
  */
 export function mapForReading(db: Db): void {
-  db.pragma(`mmap_size = ${MMAP_BYTES}`);
+  db.pragma(`mmap_size = ${MAX_MMAP_BYTES}`);
 }
-const MMAP_BYTES = 2 ** 40;
+/** SQLite's own bound on a memory map (better-sqlite3's build: SQLITE_MAX_MMAP_SIZE). */
+const MAX_MMAP_BYTES = 0x7fff0000;
 
 /** The dictionary of a version, with the lookups SQLite answers from its tables. */
 class Dictionary extends CatalogDictionary implements RecordRids {
@@ -76,6 +77,12 @@ export interface SqliteStoreOptions {
   readonly readonly?: boolean;
   /** SQLite's page cache, in MiB (default: 64 writable, 32 read-only). */
   readonly cacheMiB?: number;
+  /**
+   * Read the file through a memory map (SQLite's `mmap_size`, up to its 2 GiB build limit):
+   * pages read are the OS page cache's, shared by the processes and not private memory, where
+   * SQLite's own cache keeps a private copy of each. A serving process reads this way.
+   */
+  readonly mapped?: boolean;
   /** The synonym list searches use (default: the one that ships, src/search/synonyms.txt). */
   readonly synonyms?: Synonyms;
 }
@@ -119,7 +126,7 @@ export class SqliteCatalogStore implements CatalogStore {
     // Reads go through the OS page cache, so a smaller SQLite cache costs little; it also
     // bounds the memory SQLite's sorter takes before spilling to temp files. Imports keep a larger one.
     this.db.pragma(`cache_size = ${-1024 * (options.cacheMiB ?? (options.readonly ? 32 : 64))}`);
-    mapForReading(this.db);
+    if (options.mapped) mapForReading(this.db);
     if (!options.readonly) migrate(this.db);
     this.synonyms = options.synonyms ?? defaultSynonyms();
     this.stateStatement = this.db.prepare("SELECT key, value FROM meta WHERE key IN ('catalog_version', 'last_modified')");
