@@ -114,10 +114,18 @@ function scoreEntries(top: TopFoods, rid: number, entries: Float64Array, ranks: 
  */
 export function drivenPage(slots: readonly UnionSlot[], candidates: Uint32Array, depth: number, ranks: FoodRanks): { rids: number[]; total: number } {
   const ridLimit = ranks.place.length;
-  const prepared = slots.map((slot) => prepare(slot, ridLimit));
   const top = new TopFoods(depth, ranks.place);
-  const entries = new Float64Array(slots.length);
-  let total = 0;
+  const total = scoreCandidates(slots.map((slot) => prepare(slot, ridLimit)), candidates, top, ranks);
+  return { rids: top.sorted(), total };
+}
+
+/**
+ * Scores into `top` each candidate (rids ascending) that every slot has; returns how many
+ * every slot has.
+ */
+function scoreCandidates(prepared: readonly Prepared[], candidates: Uint32Array, top: TopFoods, ranks: FoodRanks): number {
+  const entries = new Float64Array(prepared.length);
+  let matched = 0;
   outer: for (let d = 0; d < candidates.length; d++) {
     const rid = candidates[d]!;
     for (let s = 0; s < prepared.length; s++) {
@@ -125,10 +133,10 @@ export function drivenPage(slots: readonly UnionSlot[], candidates: Uint32Array,
       if (entry === 0) continue outer;
       entries[s] = entry;
     }
-    total++;
+    matched++;
     scoreEntries(top, rid, entries, ranks);
   }
-  return { rids: top.sorted(), total };
+  return matched;
 }
 
 /** Reused bitmaps of unions (a search runs to its end before the next). */
@@ -268,21 +276,13 @@ export function boundFirstPage(slots: readonly UnionSlot[], units: number, depth
   const total = counted.total;
   const named = counted.namedCount;
   const top = new TopFoods(depth, ranks.place);
-  const entries = new Float64Array(slots.length);
   if (total === 0 || depth === 0) return { rids: [], total };
   const few = counted.rids ?? (named >= depth && named <= scoreAllMax ? counted.named : undefined);
   if (few !== undefined) {
-    outer: for (let k = 0; k < few.length; k++) {
-      const rid = few[k]!;
-      for (let s = 0; s < prepared.length; s++) {
-        const entry = entryOf(prepared[s]!, rid, true);
-        if (entry === 0) continue outer;
-        entries[s] = entry;
-      }
-      scoreEntries(top, rid, entries, ranks);
-    }
+    scoreCandidates(prepared, few, top, ranks);
     return { rids: top.sorted(), total };
   }
+  const entries = new Float64Array(slots.length);
   // With the name tier as large as the page, only foods in every slot's name bits can enter it.
   const test = (named >= depth ? names : bits).slice();
   const order = boundOrder(ranks, units);

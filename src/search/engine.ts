@@ -128,8 +128,7 @@ export class SearchEngine {
    * its full list would cost more to merge than the whole search.
    */
   private lists(plan: Plan): SlotPostings[] | undefined {
-    const groupFoods = this.index.vocabulary.groupFoods;
-    const wide = plan.slots.map((slot) => plan.slots.length > 1 && shiftedGroup(slot) === undefined && slotBound(slot, groupFoods) > wideSlotFoods());
+    const wide = plan.slots.map((slot) => plan.slots.length > 1 && this.isWide(slot));
     let within: Uint32Array | undefined;
     const lists: (SlotPostings | undefined)[] = plan.slots.map((slot, i) => (wide[i] ? undefined : this.slotList(slot)));
     if (lists.some((list) => list !== undefined && list.rids.length === 0)) return undefined;
@@ -222,6 +221,11 @@ export class SearchEngine {
     return { rids: rids.slice(q.offset), total, corrections };
   }
 
+  /** A slot of no single shifted group whose choices hold more foods than `wideSlotFoods` (search-meta.ts). */
+  private isWide(slot: Slot): boolean {
+    return shiftedGroup(slot) === undefined && slotBound(slot, this.index.vocabulary.groupFoods) > wideSlotFoods();
+  }
+
   /**
    * An unfiltered page from the slots as unions of lists (bound-first.ts), when every slot is a
    * word's stored list, a narrow slot's made list, or a wide slot of one term of choices (a
@@ -231,15 +235,13 @@ export class SearchEngine {
    * which one has few foods, which `rankInMemory` drives from that word).
    */
   private unionPage(plan: Plan, depth: number): { rids: number[]; total: number } | undefined {
-    const groupFoods = this.index.vocabulary.groupFoods;
     const ridLimit = this.index.place.length;
     const slots: UnionSlot[] = [];
     let unions = 0;
     let units = 0;
     for (const slot of plan.slots) {
       units += Math.max(...slot.alternatives.map((a) => a.terms.length));
-      const wide = shiftedGroup(slot) === undefined && slotBound(slot, groupFoods) > wideSlotFoods();
-      if (wide) {
+      if (this.isWide(slot)) {
         const choices = oneTermChoices(slot);
         if (choices === undefined) return undefined;
         const parts = this.unionParts(slot, choices);

@@ -101,7 +101,7 @@ export class Synonyms {
     if (from.length > 1) {
       const sorted = unorderedKey(from);
       const known = this.unordered.get(sorted) ?? [];
-      for (const target of list) if (!known.includes(target)) known.push(target);
+      for (const target of list) if (!known.some((t) => phraseKey(t) === phraseKey(target))) known.push(target);
       this.unordered.set(sorted, known);
     }
   }
