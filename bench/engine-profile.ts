@@ -22,6 +22,7 @@ import { loadSearchIndex } from '../src/store/sqlite/search-store.js';
 import { mapForReading } from '../src/store/sqlite/store.js';
 import type { FoodQuery } from '../src/store/catalog-store.js';
 import { samples } from './scenarios.js';
+import { clock } from './clock.js';
 
 const { values } = parseArgs({
   options: {
@@ -63,7 +64,7 @@ const search = (query: string): number => {
   return answer !== undefined && 'total' in answer ? answer.total : -1;
 };
 
-const now = values.cpu ? (): number => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; } : (): number => performance.now();
+const now = clock(values.cpu);
 const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
 const memory = (): string => {
   const m = process.memoryUsage();

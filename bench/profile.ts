@@ -18,6 +18,7 @@ import { loadConfig } from '../src/config.js';
 import { openServingStore } from '../src/server.js';
 import { openAuthenticator } from '../src/tokens/open.js';
 import { AUTH, TOKEN, samples, scenarios, zipfOrder } from './scenarios.js';
+import { clock } from './clock.js';
 
 const { values } = parseArgs({
   options: {
@@ -43,7 +44,7 @@ const only = values.only === undefined ? undefined : new RegExp(values.only);
 const list = scenarios(s, zipfOrder(s.zipfQueries.length), foods).filter((sc) => only === undefined || only.test(sc.name));
 const n = Number(values.requests);
 
-const now = values.cpu ? (): number => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; } : (): number => performance.now();
+const now = clock(values.cpu);
 const quantile = (sorted: Float64Array, q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 const ms = (x: number): string => x.toFixed(x < 10 ? 2 : 0).padStart(7);
 
