@@ -111,8 +111,11 @@ export async function sendCached(
   }
   cache.misses++;
   const text = await build();
-  // Not stored: sent as text, which @fastify/compress compresses when the client asks.
-  if (!cache.admit(key)) return reply.send(text);
+  // Not stored: sent as bytes (which @fastify/compress compresses when the client asks). As a
+  // string, Fastify's Content-Length and Node's prefixing of the head each copied the body
+  // inside V8's heap: at 64 connections of never-seen searches those copies filled the young
+  // generation, whose collections then moved the queued requests' objects to the old one.
+  if (!cache.admit(key)) return reply.send(Buffer.from(text));
   body = Buffer.from(text);
   cache.set(key, body);
   return sendStored(cache, key, body, request, reply);

@@ -40,6 +40,14 @@ export function mapForReading(db: Db): void {
 /** SQLite's own bound on a memory map (better-sqlite3's build: SQLITE_MAX_MMAP_SIZE). */
 const MAX_MMAP_BYTES = 0x7fff0000;
 
+/**
+ * A page's rows as arrays (the rid, then FOOD_COLUMNS in order), made into FoodRow objects by
+ * one object literal: better-sqlite3 builds a row object by setting each column's property in
+ * turn, and for a page of 20 foods that took 130-137 µs of CPU against 86-108 as arrays (in
+ * process at 1,000,000 foods, 2,743 pages of the bench's cold searches).
+ */
+type FoodValues = [number, string, string, string, string, string, string, string, string, string, number];
+
 /** The dictionary of a version, with the lookups SQLite answers from its tables. */
 class Dictionary extends CatalogDictionary implements RecordRids {
   private readonly byClassification: Statement<[string], number>;
@@ -104,7 +112,7 @@ export class SqliteCatalogStore implements CatalogStore {
   private seenDataVersion: number | undefined;
   private readonly foodById: Statement<[string], FoodRow>;
   private readonly foodByRevision: Statement<[string], FoodRow>;
-  private readonly foodsByRid: Statement<[string], FoodRow & { rid: number }>;
+  private readonly foodsByRid: Statement<[string], FoodValues>;
   private readonly firstFrom: Statement<[string], number>;
   private readonly statements = new Map<string, Statement>();
   private readonly synonyms: Synonyms;
@@ -137,7 +145,7 @@ export class SqliteCatalogStore implements CatalogStore {
     // then the revision index is never probed.
     this.foodById = this.db.prepare(`SELECT ${FOOD_COLUMNS} FROM foods f WHERE f.id = ?`);
     this.foodByRevision = this.db.prepare(`SELECT ${FOOD_COLUMNS} FROM foods f WHERE f.revision_id = ?`);
-    this.foodsByRid = this.db.prepare(`SELECT f.rid, ${FOOD_COLUMNS} FROM foods f WHERE f.rid IN (SELECT value FROM json_each(?))`);
+    this.foodsByRid = this.db.prepare<[string], FoodValues>(`SELECT f.rid, ${FOOD_COLUMNS} FROM foods f WHERE f.rid IN (SELECT value FROM json_each(?))`).raw();
     this.firstFrom = this.db.prepare<[string], number>('SELECT rid FROM foods WHERE name_key >= ? ORDER BY name_key, id LIMIT 1').pluck();
   }
 
@@ -334,7 +342,9 @@ export class SqliteCatalogStore implements CatalogStore {
     const corrections = answer?.corrections ?? [];
     const { rids, total } = answer === undefined ? this.generalPage(query) : 'ranked' in answer ? this.generalPage(query, answer.ranked) : answer;
     const byRid = new Map<number, FoodRow>();
-    for (const row of this.foodsByRid.all(JSON.stringify(rids))) byRid.set(row.rid, row);
+    for (const [rid, id, revision_id, region, brand_id, category_id, name, classification, tag_ids, body, updated_at] of this.foodsByRid.all(JSON.stringify(rids))) {
+      byRid.set(rid, { id, revision_id, region, brand_id, category_id, name, classification, tag_ids, body, updated_at });
+    }
     return { dictionary: searches.dictionary, total, rows: rids.map((rid) => byRid.get(rid)!), corrections };
   }
 
