@@ -48,6 +48,8 @@ export interface Prepared {
 export interface FoodReads {
   /** `$1`: rids (int[]); their rows, rid first, in any order. */
   readonly rowsByRid: Prepared;
+  /** `$1`: ctids (tid[], row-addresses.ts); the rows there, rid first, in any order. */
+  readonly rowsByTid: Prepared;
   /** `$1`: a foodId or a current revisionId; the row, the foodId first (as SQLite's store). */
   readonly rowById: Prepared;
   /**
@@ -64,6 +66,7 @@ export function foodReads(dialect: PostgresDialect): FoodReads {
   const places = new Map<string, Prepared>();
   return {
     rowsByRid: named('rows', `SELECT f.rid, ${FOOD_COLUMNS} FROM ${foods} f WHERE f.rid = ANY($1::int[])`),
+    rowsByTid: named('rows_tid', `SELECT f.rid, ${FOOD_COLUMNS} FROM ${foods} f WHERE f.ctid = ANY($1::tid[])`),
     rowById: named('row', `SELECT f.rid, ${FOOD_COLUMNS} FROM ${foods} f WHERE f.id = $1 OR f.revision_id = $1 ORDER BY f.id = $1 DESC LIMIT 1`),
     firstFrom: (lo, hi) => {
       const key = `${lo === '>' ? 'a' : 'af'}${hi === '>' ? 'b' : 'bf'}`;

@@ -25,7 +25,8 @@ import { describeDatabase, isUnavailable, openPool, unavailableOr } from './conn
 import { CatalogFollower } from './follow.js';
 import { foodReads, numbered, PostgresDialect, unmatchablePrefix, type FoodReads, type Prepared } from './queries.js';
 import { groupedPage, groupedPageOfAll, groupMembers, type GroupMembers, type Groups } from './grouping.js';
-import { FoodRowCache, FoodRowReader, READ_TYPES } from './records.js';
+import { foodRowOf, FoodRowCache, FoodRowReader, READ_TYPES, TEXT_TYPES } from './records.js';
+import { RowAddresses } from './row-addresses.js';
 import { catalogVersionOf, META_TABLE, migrate } from './schema.js';
 import { compareCodePoints, readSearchSource } from './search-store.js';
 import { beginPostgresImport } from './writer.js';
@@ -64,6 +65,8 @@ interface Version {
   readonly names: Readonly<Record<RecordKind, readonly { rid: number; name: string }[]>>;
   readonly records: Map<RecordKind, SearchEngine>;
   readonly rows: FoodRowReader;
+  /** Where each food row lies in the table (read with the classification groups), once known and while right. */
+  addresses?: RowAddresses;
   /** Food rids by classification or barcode list (the filters the engine tests in memory). */
   readonly lookups: Map<string, Uint32Array>;
   /** Place in name order of the first food whose folded name is ≥ a key (prefix searches' runs). */
@@ -152,6 +155,35 @@ export class PostgresCatalogStore implements CatalogStore {
     );
   }
 
+  /** A prepared statement's rows as arrays of the text PostgreSQL sends. */
+  private preparedText(statement: Prepared, values: readonly unknown[]): Promise<string[][]> {
+    return this.pool.query({ ...statement, values: values as unknown[], types: TEXT_TYPES, rowMode: 'array' }).then(
+      (result) => result.rows as string[][],
+      (error: unknown) => {
+        throw unavailableOr(error, this.url);
+      },
+    );
+  }
+
+  /**
+   * The rows of these rids, in any order: by their addresses when they are known (a TID scan),
+   * else, and for any row not found there (the table was rewritten), through the rid index.
+   */
+  private async readRows(v: Version, rids: readonly number[]): Promise<(FoodRow & { rid: number })[]> {
+    const addresses = v.addresses?.literal(rids);
+    let rows: (FoodRow & { rid: number })[] = [];
+    let missing = rids;
+    if (addresses !== undefined) {
+      rows = (await this.preparedText(v.sql.rowsByTid, [addresses])).map(foodRowOf);
+      const wanted = new Set(rids);
+      rows = rows.filter((row) => wanted.delete(row.rid));
+      if (wanted.size === 0) return rows;
+      v.addresses = undefined;
+      missing = [...wanted];
+    }
+    return rows.concat((await this.preparedText(v.sql.rowsByRid, [`{${missing.join(',')}}`])).map(foodRowOf));
+  }
+
   private async run<R>(sql: lists.Sql): Promise<R[]> {
     const { text, values } = numbered(sql);
     return this.query<R>(text, values);
@@ -229,7 +261,7 @@ export class PostgresCatalogStore implements CatalogStore {
     const index = SearchIndex.load({ get: (name) => held.get(name) }) ?? await this.buildInMemory(schema);
     const dictionary = new CatalogDictionary(state, { brands, categories, tagsInNameOrder: tags });
     const sql = foodReads(dialect);
-    return {
+    const version: Version = {
       state,
       dialect,
       sql,
@@ -242,7 +274,7 @@ export class PostgresCatalogStore implements CatalogStore {
         tags: tags.map((r) => ({ rid: r.rid, name: r.name_key })),
       },
       records: new Map(),
-      rows: new FoodRowReader(new FoodRowCache(FOOD_ROWS_CACHED), (rids) => this.prepared(sql.rowsByRid, [rids])),
+      rows: new FoodRowReader(new FoodRowCache(FOOD_ROWS_CACHED), (rids) => this.readRows(version, rids)),
       lookups: new Map(),
       places: new Map(),
       lookupRids: 0,
@@ -250,6 +282,7 @@ export class PostgresCatalogStore implements CatalogStore {
       brandGroups: { of: index.facts.brand, inNameOrder: Uint32Array.from(brands, (b) => b.rid), size: dictionary.limits.brand },
       ...(lastImportSeconds !== undefined ? { lastImportSeconds } : {}),
     };
+    return version;
   }
 
   /** Search data written by another format of the engine: built in memory from the version's rows, as SQLite does read-only. */
@@ -449,18 +482,22 @@ export class PostgresCatalogStore implements CatalogStore {
    * distinct classifications then ordered by code point, the order of UTF-8 bytes (SQLite's
    * BINARY collation) whatever the database's. At 1,000,000 foods (324,423 classifications)
    * this is seconds of CPU beside the requests of the new version; comparing strings rather
-   * than a Buffer made of each took 3.0 → 2.4 s.
+   * than a Buffer made of each took 3.0 → 2.4 s. The same pass reads each row's address (its
+   * ctid, row-addresses.ts), kept once every row's is known.
    */
   private classificationGroups(v: Version): Promise<Groups> {
     v.classifications ??= (async () => {
       const of = new Uint32Array(v.engine.index.place.length);
       const numbers = new Map<string, number>();
       const folds: string[] = [];
+      const addresses = new RowAddresses(of.length);
+      let addressed = true;
       // In slices of rids: each read within a request's statement bound, little held at once.
       for (let from = 0; from < of.length; from += CLASSIFICATION_SLICE) {
-        const rows = await this.query<[number, string, string]>(`SELECT rid, classification_fold, classification
+        const rows = await this.query<[number, string, string, string]>(`SELECT rid, classification_fold, classification, ctid
           FROM ${v.dialect.table('foods')} WHERE rid >= $1 AND rid < $2`, [from, from + CLASSIFICATION_SLICE], { rowMode: 'array' });
-        for (const [rid, fold, raw] of rows) {
+        for (const [rid, fold, raw, ctid] of rows) {
+          addressed &&= addresses.set(rid, ctid);
           let group = numbers.get(raw);
           if (group === undefined) {
             numbers.set(raw, (group = folds.length));
@@ -475,6 +512,7 @@ export class PostgresCatalogStore implements CatalogStore {
       const place = new Uint32Array(folds.length);
       order.forEach((g, i) => (place[g] = i));
       for (let rid = 0; rid < of.length; rid++) of[rid] = place[of[rid]!]!;
+      if (addressed) v.addresses = addresses;
       return { of, inNameOrder: Uint32Array.from({ length: folds.length }, (_, i) => i), size: folds.length };
     })();
     v.classifications.catch(() => {
