@@ -14,27 +14,20 @@ export const READ_TYPES: pg.CustomTypesConfig = {
     (oid === INT8 && format !== 'binary' ? (value: string): number => Number(value) : pg.types.getTypeParser(oid, format))) as pg.CustomTypesConfig['getTypeParser'],
 };
 
-/** Every column as the text PostgreSQL sends (no parser per value): for rows read as arrays and made by foodRowOf. */
-export const TEXT_TYPES: pg.CustomTypesConfig = {
-  getTypeParser: ((): unknown => (value: string): string => value) as pg.CustomTypesConfig['getTypeParser'],
-};
-
-/** A row of `SELECT f.rid, ${FOOD_COLUMNS}` read with rowMode 'array' and TEXT_TYPES. */
-export function foodRowOf(values: readonly string[]): FoodRow & { rid: number } {
-  return {
-    rid: Number(values[0]),
-    id: values[1]!,
-    revision_id: values[2]!,
-    region: values[3]!,
-    brand_id: values[4]!,
-    category_id: values[5]!,
-    name: values[6]!,
-    classification: values[7]!,
-    tag_ids: values[8]!,
-    body: values[9]!,
-    updated_at: Number(values[10]),
-  };
+/** How a query's rows are read: its type parsers, and arrays rather than objects. */
+export interface RowReading {
+  readonly types: pg.CustomTypesConfig;
+  readonly rowMode?: 'array';
 }
+
+/** Rows as objects, numbers parsed (READ_TYPES). */
+export const OBJECT_ROWS: RowReading = { types: READ_TYPES };
+
+/** Rows as arrays of the text PostgreSQL sends, no parser per value: a page's rows, made by record-rows.ts foodRowOf. */
+export const TEXT_ARRAY_ROWS: RowReading = {
+  types: { getTypeParser: ((): unknown => (value: string): string => value) as pg.CustomTypesConfig['getTypeParser'] },
+  rowMode: 'array',
+};
 
 /** One generation of the cache: rows by rid, and rids by foodId and revisionId. */
 class Generation {
