@@ -94,10 +94,22 @@ export function shifted(p: GroupPostings, offset: number): SlotPostings {
   return view;
 }
 
-/** The most foods a slot's choices can bring (the sum of their groups' sizes). */
+/**
+ * The most foods a slot can match: over its alternatives, the foods of an alternative's
+ * narrowest term (a food must have every term: `lard` or `pork fat` is at most lard's foods
+ * and pork's, however many `fat` has), a term's being its choices' groups' sizes summed.
+ */
 export function slotBound(slot: Slot, groupFoods: ArrayLike<number>): number {
   let bound = 0;
-  for (const a of slot.alternatives) for (const t of a.terms) for (const c of t.choices) bound += groupFoods[c.group]!;
+  for (const a of slot.alternatives) {
+    let narrowest = Infinity;
+    for (const t of a.terms) {
+      let foods = 0;
+      for (const c of t.choices) foods += groupFoods[c.group]!;
+      narrowest = Math.min(narrowest, foods);
+    }
+    if (narrowest < Infinity) bound += narrowest;
+  }
   return bound;
 }
 
