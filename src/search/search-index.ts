@@ -59,9 +59,12 @@ export class ListCache<T extends SlotPostings> {
 
 /**
  * Postings held per serving process, at most: the words a server's traffic uses stay, the rest
- * are read again when asked for (one blob read, ~0.1 ms for a common word).
+ * are read again when asked for (one blob read, ~0.1 ms for a common word). At 1,000,000 foods,
+ * 48 MiB rather than 32 cut the engine's mean time a search in process by ~10 % on type-ahead
+ * after words and fts cold (each query new, its words read again after eviction), for ~8 MiB
+ * more private memory at the bench's peak.
  */
-export const POSTINGS_CACHE_BYTES = 32 * 1024 * 1024;
+export const POSTINGS_CACHE_BYTES = 48 * 1024 * 1024;
 /** Lists made at query time (synonyms, corrections, prefixes), kept for the next request. */
 export const SLOT_CACHE_BYTES = 8 * 1024 * 1024;
 
