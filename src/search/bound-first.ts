@@ -306,9 +306,9 @@ interface PageReading {
 const COLLECT_COST = 8;
 
 /**
- * Reads foods in `order`, bound by bound (in rid order within one), each
- * in every `test` bitmap scored into the page, until the page is final or, at the start of a
- * bound, `budget` foods have been passed over. Returns the bound it stopped at (the order's
+ * Reads foods in `order`, bound by bound (in rid order within one), and scores into the page
+ * each that is in every `test` bitmap, until the page is final or, at the start of a bound,
+ * `budget` foods have been passed over. Returns the bound it stopped at (the order's
  * length when it read all or the page is final). The page is checked for being final before
  * each bound and whenever a food enters it (reading each food's bound again was a cache miss
  * a food).
