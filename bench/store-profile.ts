@@ -97,9 +97,9 @@ const scenario = scenarios(s, zipfOrder(s.zipfQueries.length), 1_000_000).find((
 if (scenario === undefined || scenario.method) throw new Error(`no GET scenario matches ${values.only}`);
 const paths = scenario.paths;
 // Another build's PostgreSQL store answers the requests that follow this build's (as many, from
-// the same list): asked the same ones right after, it found their rows in PostgreSQL's buffers,
-// which this build had just read (its PostgreSQL CPU 187 → 127 µs a request, wall p50 −90 µs,
-// in whichever order the two builds were served).
+// the same list): asked the same ones right after, it read rows this build had just read, still
+// in PostgreSQL's buffers and the CPU's caches (its PostgreSQL CPU 187 → 127 µs a request, wall
+// p50 −90 µs, in whichever order the two builds were served).
 const lists = values['other-dist'] ? 2 : 1;
 const n = Math.min(Number(values.requests), Math.floor((paths.length - Number(values.warm)) / lists));
 /** The list index of store k's i-th timed request: SQLite and this build's PostgreSQL store ask the same. */
