@@ -317,7 +317,7 @@ export class PostgresCatalogStore implements CatalogStore {
     if (cached !== undefined) return { row: cached, v };
     const [row] = await this.prepared<FoodRow & { rid: number }>(v.sql.rowById, [id]);
     if (row === undefined) return undefined;
-    v.rows.cache.put(row.rid, row);
+    v.rows.cache.put(row.rid, row, true);
     return { row, v };
   }
 
