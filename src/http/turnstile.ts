@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 
 /**
- * Lets requests to a synchronous store (SQLite answers inside the call) through in turns of a
- * few milliseconds, yielding to the event loop between turns, first come first served.
+ * Lets requests through in turns of a few milliseconds, yielding to the event loop between
+ * turns, first come first served. A request's synchronous work (SQLite answers inside the call;
+ * with PostgreSQL the search, before the rows are awaited, and the JSON after) runs on the loop.
  *
  * Without it, every request whose bytes arrived in one poll of the event loop runs back to
  * back before the loop polls again, and libuv accepts one new connection per poll: under load

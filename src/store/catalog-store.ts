@@ -140,12 +140,6 @@ export interface NameSearchHit {
 
 /** Read side of the catalogue, used by both interfaces. */
 export interface CatalogReader {
-  /**
-   * True when every call does its work before it returns its promise (an embedded store such
-   * as SQLite): the server then lets requests run in turns (see http/turnstile.ts). A store
-   * that waits on a network answers false, and its requests interleave on their own.
-   */
-  readonly answersSynchronously: boolean;
   /** Version and last change of the whole catalogue. */
   state(): Promise<CatalogState>;
   /**

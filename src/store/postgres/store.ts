@@ -101,7 +101,6 @@ function openingError(error: unknown, url: string): Error {
 }
 
 export class PostgresCatalogStore implements CatalogStore {
-  readonly answersSynchronously = false;
   private readonly pool: pg.Pool;
   private readonly synonyms: Synonyms;
   private version: Version | undefined;

@@ -96,7 +96,6 @@ interface Searches {
 }
 
 export class SqliteCatalogStore implements CatalogStore {
-  readonly answersSynchronously = true;
   private readonly db: Db;
   private dictionary: Dictionary | undefined;
   private readonly stateStatement: Statement<[], { key: string; value: string }>;
