@@ -221,7 +221,7 @@ export class SearchEngine {
     return { rids: rids.slice(q.offset), total, corrections };
   }
 
-  /** A slot of no single shifted group whose choices hold more foods than `wideSlotFoods` (search-meta.ts). */
+  /** A slot of no single shifted group that may match more foods than `wideSlotFoods` (search-meta.ts; `slotBound`). */
   private isWide(slot: Slot): boolean {
     return shiftedGroup(slot) === undefined && slotBound(slot, this.index.vocabulary.groupFoods) > wideSlotFoods();
   }
