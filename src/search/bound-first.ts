@@ -206,6 +206,11 @@ const orders = new WeakMap<FoodRanks, Map<number, BoundOrder>>();
 const ORDERED_UNITS = 4;
 const ALL_UNITS = 255;
 
+/** The slots a bound is made for: up to ORDERED_UNITS as they are, more as one loosest bound. */
+function boundUnits(units: number): number {
+  return units <= ORDERED_UNITS ? units : ALL_UNITS;
+}
+
 /**
  * Every food's rid in order of `staticBound` for queries of `units` slots, best first (a
  * counting sort: bounds are whole numbers). Made once per catalogue version and number of
@@ -213,7 +218,7 @@ const ALL_UNITS = 255;
  * loosest bound.
  */
 export function boundOrder(ranks: FoodRanks, units: number): BoundOrder {
-  const key = units <= ORDERED_UNITS ? units : ALL_UNITS;
+  const key = boundUnits(units);
   let byUnits = orders.get(ranks);
   if (byUnits === undefined) orders.set(ranks, (byUnits = new Map<number, BoundOrder>()));
   let order = byUnits.get(key);
@@ -347,7 +352,8 @@ let boundScratch = new Int32Array(1024);
  * ANDs, each match's bound, then a counting sort.
  */
 function matchesByBound(test: readonly Uint32Array[], ranks: FoodRanks, units: number, from: number): BoundOrder {
-  const cover = fullCover(units <= ORDERED_UNITS ? units : ALL_UNITS);
+  // The same bound as `boundOrder`'s for these slots.
+  const cover = fullCover(boundUnits(units));
   let n = 0;
   const first = test[0]!;
   for (let w = 0; w < first.length; w++) {

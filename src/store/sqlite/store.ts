@@ -40,7 +40,6 @@ export function mapForReading(db: Db): void {
 /** SQLite's own bound on a memory map (better-sqlite3's build: SQLITE_MAX_MMAP_SIZE). */
 const MAX_MMAP_BYTES = 0x7fff0000;
 
-
 /** The dictionary of a version, with the lookups SQLite answers from its tables. */
 class Dictionary extends CatalogDictionary implements RecordRids {
   private readonly byClassification: Statement<[string], number>;
