@@ -74,8 +74,20 @@ function codePoints(text: string): number {
   return n;
 }
 
+/** What a store asks of the build. */
+export interface BuildOptions {
+  /** Groups and prefixes of at least this many foods get stored first pages (default `topMinFoods()`). */
+  readonly topMin?: number;
+  /**
+   * Also store the lists of mid-sized type-ahead prefixes (top-lists.ts `prefixUnionKey`): for a
+   * store that reads blobs as searches ask (SQLite). A store that holds every blob of a version
+   * in memory (PostgreSQL, a build in memory) leaves them out; the engine then makes those lists.
+   */
+  readonly prefixUnions?: boolean;
+}
+
 /** Builds every blob of the catalogue's search data; returns the number of words. */
-export function buildSearchData(source: SearchSource, out: SearchBlobWriter, options: { topMin?: number } = {}): { words: number; groups: number } {
+export function buildSearchData(source: SearchSource, out: SearchBlobWriter, options: BuildOptions = {}): { words: number; groups: number } {
   const ridLimit = source.ridLimit;
   const brandName = new Map<number, string>();
   const genericBrands = new Set<number>();
@@ -281,7 +293,8 @@ export function buildSearchData(source: SearchSource, out: SearchBlobWriter, opt
   put('vocabulary/group-named', groupNamed);
   put('vocabulary/typo-hashes', hashes);
   put('vocabulary/typo-words', typoWords);
-  writeTopLists({ meta, place, shape, servings: servingsOf, marks: marksOf, sorted, groupOf, formOf, groupFoods, groupStart, rids, codes, forms }, options.topMin ?? topMinFoods(), out);
+  const topInput = { meta, place, shape, servings: servingsOf, marks: marksOf, sorted, groupOf, formOf, groupFoods, groupStart, rids, codes, forms };
+  writeTopLists(topInput, { topMin: options.topMin ?? topMinFoods(), prefixUnions: options.prefixUnions ?? false }, out);
   // Written last: a store that finds it has every other blob of this version.
   out.put('meta', jsonBlob(meta));
   return { words: sorted.length, groups };

@@ -7,7 +7,7 @@ import { foodTest, type RecordRids } from './food-filters.js';
 import { nameOrderPage, type PrefixRun } from './name-order.js';
 import { planQuery, type Correction, type Plan } from './plan.js';
 import type { GroupPostings, SlotPostings } from './postings.js';
-import { POSTINGS_CACHE_BYTES, type SearchIndex } from './search-index.js';
+import type { SearchIndex } from './search-index.js';
 import { TOP_DEPTH, wideSlotFoods } from './search-meta.js';
 import { bitmapOf } from './rid-bitmaps.js';
 import { isCommonChoice, materialize, plainGroup, shifted, shiftedGroup, slotBound, type Choice, type Slot } from './slots.js';
@@ -79,12 +79,15 @@ const WIDE_WITHIN_MAX = 100_000;
  */
 const NAME_TIER_SCORE_MAX = 400_000;
 
+/** Postings loaded before a server listens: less than half the list cache (search-index.ts), which made lists share. */
+const WARM_POSTINGS_BYTES = 24 * 1024 * 1024;
+
 export class SearchEngine {
   constructor(readonly index: SearchIndex, readonly synonyms: Synonyms) {}
 
   /**
    * Loads what the first searches would otherwise wait for: the name places, and the postings
-   * of the commonest groups up to half the cache, with their bitmaps (nearly
+   * of the commonest groups up to WARM_POSTINGS_BYTES, with their bitmaps (nearly
    * every multi-word search has a common word; at 1,000,000 foods 'and' alone is ~600,000
    * postings, ~40 ms to read and prepare).
    */
@@ -94,7 +97,7 @@ export class SearchEngine {
     const groups = Array.from(index.vocabulary.groupFoods.keys()).filter((g) => index.vocabulary.groupFoods[g]! * 16 >= index.place.length)
       .sort((a, b) => index.vocabulary.groupFoods[b]! - index.vocabulary.groupFoods[a]!);
     for (const group of groups) {
-      if (index.postingsHeld >= POSTINGS_CACHE_BYTES / 2) break;
+      if (index.listsHeld >= WARM_POSTINGS_BYTES) break;
       const postings = index.postings(group);
       if (postings !== undefined) prepareBitmaps(postings, index.place.length);
     }
@@ -109,7 +112,8 @@ export class SearchEngine {
 
   /**
    * A slot's list: its stored postings when it is one group (seen through its offset when it
-   * has one), else made and cached; with `within`, made for those foods only, not cached.
+   * has one), else a type-ahead prefix's stored list or one made, and cached; with `within`,
+   * made for those foods only, not cached.
    */
   slotList(slot: Slot, within?: Uint32Array): SlotPostings | undefined {
     const one = shiftedGroup(slot);
@@ -119,7 +123,8 @@ export class SearchEngine {
     }
     const postings = (g: number): GroupPostings | undefined => this.index.postings(g);
     if (within !== undefined) return materialize(slot, postings, within);
-    return this.index.slotCache.get(slot.key, () => materialize(slot, postings));
+    // A type-ahead word's slot is its prefix's completions (plan.ts), which the import may have stored.
+    return this.index.madeList(slot.key, () => (slot.prefix === undefined ? undefined : this.index.prefixUnion(slot.prefix)) ?? materialize(slot, postings));
   }
 
   /**

@@ -4,7 +4,7 @@ import type { NamePlaces } from './name-order.js';
 import { decodeGroupPostings, decodeSlotPostings, postingsBytes, type GroupPostings, type SlotPostings } from './postings.js';
 import { RANKING_VERSION } from './ranking.js';
 import { SEARCH_DATA_FORMAT, type SearchMeta } from './search-meta.js';
-import { MAX_TOP_PREFIX, prefixRestKey, readTopList, staticParts, topKey, type TopList } from './top-lists.js';
+import { MAX_TOP_PREFIX, prefixRestKey, prefixUnionKey, readTopList, staticParts, topKey, type TopList } from './top-lists.js';
 import { Vocabulary } from './vocabulary.js';
 import type { FoodRanks } from './word-search.js';
 
@@ -26,15 +26,20 @@ export interface FoodFacts {
   readonly tagRids: Ids;
 }
 
-/** A cache of decoded lists, the least recently used dropped past `maxBytes`. */
-export class ListCache<T extends SlotPostings> {
-  private readonly held = new Map<string, T>();
+/**
+ * A cache of lists, the least recently used dropped past `maxBytes`: a word's stored postings
+ * and the lists made at query time (a prefix's completions, a typo's corrections, synonyms)
+ * share one budget, so whichever a server's traffic asks for again stays. A key names one kind
+ * of list (`postingsKey`, `madeKey`), so a key's loader always makes the same type.
+ */
+export class ListCache {
+  private readonly held = new Map<string, SlotPostings>();
   private bytes = 0;
 
   constructor(private readonly maxBytes: number) {}
 
-  get(key: string, load: () => T | undefined): T | undefined {
-    let found = this.held.get(key);
+  get<T extends SlotPostings>(key: string, load: () => T | undefined): T | undefined {
+    let found = this.held.get(key) as T | undefined;
     if (found !== undefined) {
       this.held.delete(key);
       this.held.set(key, found);
@@ -57,16 +62,20 @@ export class ListCache<T extends SlotPostings> {
   }
 }
 
+/** The cache key of a word's stored postings (group numbers) and of a list made at query time. */
+const postingsKey = (group: number): string => `p${group}`;
+const madeKey = (key: string): string => `m${key}`;
+
 /**
- * Postings held per serving process, at most: the words a server's traffic uses stay, the rest
- * are read again when asked for (one blob read, ~0.1 ms for a common word). At 1,000,000 foods,
- * 48 MiB rather than 32 cut the engine's mean time a search in process by ~10 % on type-ahead
- * after words and fts cold (each query new, its words read again after eviction), for ~8 MiB
- * more private memory at the bench's peak.
+ * Lists held per serving process, at most: the words and the made lists a server's traffic uses
+ * stay, the rest are read or made again when asked for (one blob read, ~0.1 ms for a common
+ * word; a prefix's completions merged, up to a few ms). One budget for both: at 1,000,000 foods,
+ * in process (engine-profile, each query new, CPU time), type-ahead after words took 1.54 ms a
+ * query with 48 MiB of postings beside 8 MiB of made lists and 1.39 ms with the 56 MiB shared
+ * (made lists were dropped after ~30 prefixes and made again); 48 MiB of postings rather than 32
+ * had cut type-ahead after words and fts cold by ~10 %.
  */
-export const POSTINGS_CACHE_BYTES = 48 * 1024 * 1024;
-/** Lists made at query time (synonyms, corrections, prefixes), kept for the next request. */
-export const SLOT_CACHE_BYTES = 8 * 1024 * 1024;
+export const LIST_CACHE_BYTES = 56 * 1024 * 1024;
 
 /** The search data of one catalogue version, loaded from its blobs (postings as searches ask). */
 export class SearchIndex implements FoodRanks {
@@ -74,8 +83,7 @@ export class SearchIndex implements FoodRanks {
   readonly shape: Uint32Array;
   readonly staticPart: Int16Array;
   readonly facts: FoodFacts;
-  private readonly postingsCache = new ListCache<GroupPostings>(POSTINGS_CACHE_BYTES);
-  readonly slotCache = new ListCache<SlotPostings>(SLOT_CACHE_BYTES);
+  private readonly lists = new ListCache(LIST_CACHE_BYTES);
   private loadedNames: NamePlaces | undefined;
 
   private constructor(readonly meta: SearchMeta, readonly vocabulary: Vocabulary, private readonly blobs: SearchBlobs, facts: FoodFacts, shape: Uint32Array, servings: Uint8Array, marks: Uint8Array) {
@@ -120,7 +128,7 @@ export class SearchIndex implements FoodRanks {
 
   /** A group's stored postings. */
   postings(group: number): GroupPostings | undefined {
-    return this.postingsCache.get(String(group), () => {
+    return this.lists.get(postingsKey(group), () => {
       const bytes = this.blobs.get(`postings/${group}`);
       return bytes === undefined ? undefined : decodeGroupPostings(bytes);
     });
@@ -135,7 +143,7 @@ export class SearchIndex implements FoodRanks {
   /** A wide type-ahead prefix's rare choices as one list, when the import stored it (top-lists.ts); kept with the lists made at query time. */
   prefixRest(prefix: string): SlotPostings | undefined {
     if (prefix.length > MAX_TOP_PREFIX) return undefined;
-    return this.slotCache.get(`stored ${prefix}`, () => {
+    return this.lists.get(madeKey(`stored ${prefix}`), () => {
       const bytes = this.blobs.get(prefixRestKey(prefix));
       return bytes === undefined ? undefined : decodeSlotPostings(bytes);
     });
@@ -154,7 +162,19 @@ export class SearchIndex implements FoodRanks {
     return this.loadedNames;
   }
 
-  get postingsHeld(): number {
-    return this.postingsCache.heldBytes;
+  /** A mid-sized type-ahead prefix's list, when the import stored it (top-lists.ts `prefixUnionKey`); not cached here. */
+  prefixUnion(prefix: string): SlotPostings | undefined {
+    if (prefix.length > MAX_TOP_PREFIX) return undefined;
+    const bytes = this.blobs.get(prefixUnionKey(prefix));
+    return bytes === undefined ? undefined : decodeSlotPostings(bytes);
+  }
+
+  /** A list made at query time for `key` (a slot's key), kept in the same cache as the postings. */
+  madeList(key: string, make: () => SlotPostings): SlotPostings {
+    return this.lists.get(madeKey(key), make)!;
+  }
+
+  get listsHeld(): number {
+    return this.lists.heldBytes;
   }
 }

@@ -308,6 +308,31 @@ describe('the search data the importer writes', () => {
     }
     assert.ok(stored > 20 && common > 10, `${stored} stored, ${common} common choices`);
   });
+
+  test('a mid-sized prefix\'s list is stored, the one its completions make at query time', () => {
+    const index = engine.index;
+    const v = index.vocabulary;
+    const postings = (g: number) => index.postings(g);
+    const entries = (p: SlotPostings): string[] => Array.from(p.rids, (rid, i) => {
+      const code = p.codes[i]!;
+      return `${rid}:${code & 1}:${p.parts[code >>> 1]}:${p.covers[code >>> 1]}`;
+    });
+    let stored = 0;
+    for (const prefix of new Set(v.words.flatMap((w) => Array.from({ length: Math.min(w.length, MAX_TOP_PREFIX) }, (_, n) => w.slice(0, n + 1))))) {
+      const choices = prefixAlternatives(prefix, v, false)[0]!.terms[0]!.choices;
+      const bound = choices.reduce((n, c) => n + v.groupFoods[c.group]!, 0);
+      const list = index.prefixUnion(prefix);
+      // Between the first pages' minimum (40 here) and a wide slot (150), when not one group of every form.
+      if (bound < 40 || bound > 150 || (choices.length === 1 && choices[0]!.forms === ALL_FORMS)) {
+        assert.equal(list, undefined, prefix);
+        continue;
+      }
+      assert.ok(list !== undefined, prefix);
+      stored++;
+      assert.deepEqual(entries(list), entries(choicesUnion(choices, postings)), prefix);
+    }
+    assert.ok(stored > 20, `${stored} stored`);
+  });
 });
 
 describe('the reference order is the oracle\'s (every food\'s text read)', () => {

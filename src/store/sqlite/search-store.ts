@@ -75,7 +75,7 @@ export function sqliteSearchSource(db: Database): SearchSource {
 export function rebuildSearchData(db: Database): { words: number } {
   db.exec('DELETE FROM search_blobs');
   const insert = db.prepare('INSERT INTO search_blobs (key, value) VALUES (?, ?)');
-  return buildSearchData(sqliteSearchSource(db), { put: (name, bytes) => insert.run(name, bytes) });
+  return buildSearchData(sqliteSearchSource(db), { put: (name, bytes) => insert.run(name, bytes) }, { prefixUnions: true });
 }
 
 /** The search index of the database's current version: its stored blobs, or (a database older than them, open read-only) built in memory. */
