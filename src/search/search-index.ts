@@ -70,10 +70,10 @@ const madeKey = (key: string): string => `m${key}`;
  * Lists held per serving process, at most: the words and the made lists a server's traffic uses
  * stay, the rest are read or made again when asked for (one blob read, ~0.1 ms for a common
  * word; a prefix's completions merged, up to a few ms). One budget for both: at 1,000,000 foods,
- * in process (engine-profile, each query new, CPU time), type-ahead after words took 1.54 ms a
- * query with 48 MiB of postings beside 8 MiB of made lists and 1.39 ms with the 56 MiB shared
- * (made lists were dropped after ~30 prefixes and made again); 48 MiB of postings rather than 32
- * had cut type-ahead after words and fts cold by ~10 %.
+ * in process (engine-profile --only 12 --cpu, 2,000 new queries, three alternating runs), type-ahead
+ * after words took 1.76 ms a query with 48 MiB of postings beside 8 MiB of made lists and 1.63 ms
+ * with the 56 MiB shared (made lists had been dropped after ~30 prefixes and made again); 48 MiB
+ * of postings rather than 32 had cut type-ahead after words and fts cold by ~10 %.
  */
 export const LIST_CACHE_BYTES = 56 * 1024 * 1024;
 
