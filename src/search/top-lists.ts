@@ -37,8 +37,8 @@ export function prefixRestKey(prefix: string): string {
 }
 
 /**
- * The blob of a mid-sized prefix's list (more than `topMin` foods, not wide, more than one
- * group): every completion's foods, as a query makes it (slots.ts `choicesUnion`). At 1,000,000
+ * The blob of a mid-sized prefix's list (at least `topMin` foods, not wide, not one group of
+ * every form): every completion's foods, as a query makes it (slots.ts `choicesUnion`). At 1,000,000
  * foods a query made such a list in ~1.3 ms (10,000–50,000 foods) from its completions'
  * postings; read, it is one blob of ~0.1 ms.
  */

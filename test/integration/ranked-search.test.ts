@@ -214,6 +214,14 @@ const KINDS_OF_QUERIES = [
   'nonexistentword', 'raw nonexistentword', 'Crème brûlée', 'with salt', 'babyfood', 'kellogg', 'big mac',
 ];
 
+/** A list's entries as text: each food with its name bit, part and coverage, in order. */
+function listEntries(p: SlotPostings): string[] {
+  return Array.from(p.rids, (rid, i) => {
+    const code = p.codes[i]!;
+    return `${rid}:${code & 1}:${p.parts[code >>> 1]}:${p.covers[code >>> 1]}`;
+  });
+}
+
 describe('the search data the importer writes', () => {
   test('each group\'s postings and each food\'s facts are what reading the food gives', () => {
     const index = engine.index;
@@ -283,10 +291,6 @@ describe('the search data the importer writes', () => {
     const v = index.vocabulary;
     const ridLimit = index.place.length;
     const postings = (g: number) => index.postings(g);
-    const entries = (p: SlotPostings): string[] => Array.from(p.rids, (rid, i) => {
-      const code = p.codes[i]!;
-      return `${rid}:${code & 1}:${p.parts[code >>> 1]}:${p.covers[code >>> 1]}`;
-    });
     let stored = 0;
     let common = 0;
     for (const prefix of new Set(v.words.flatMap((w) => Array.from({ length: Math.min(w.length, MAX_TOP_PREFIX) }, (_, n) => w.slice(0, n + 1))))) {
@@ -301,7 +305,7 @@ describe('the search data the importer writes', () => {
       }
       assert.ok(rest !== undefined, prefix);
       stored++;
-      assert.deepEqual(entries(rest), entries(choicesUnion(rare, postings)), prefix);
+      assert.deepEqual(listEntries(rest), listEntries(choicesUnion(rare, postings)), prefix);
       // The union of every choice, as the reference path makes it: the stored rest and the common lists.
       const whole = choicesUnion(choices, postings);
       assert.ok(whole.rids.length >= rest.rids.length, prefix);
@@ -313,10 +317,6 @@ describe('the search data the importer writes', () => {
     const index = engine.index;
     const v = index.vocabulary;
     const postings = (g: number) => index.postings(g);
-    const entries = (p: SlotPostings): string[] => Array.from(p.rids, (rid, i) => {
-      const code = p.codes[i]!;
-      return `${rid}:${code & 1}:${p.parts[code >>> 1]}:${p.covers[code >>> 1]}`;
-    });
     let stored = 0;
     for (const prefix of new Set(v.words.flatMap((w) => Array.from({ length: Math.min(w.length, MAX_TOP_PREFIX) }, (_, n) => w.slice(0, n + 1))))) {
       const choices = prefixAlternatives(prefix, v, false)[0]!.terms[0]!.choices;
@@ -329,7 +329,7 @@ describe('the search data the importer writes', () => {
       }
       assert.ok(list !== undefined, prefix);
       stored++;
-      assert.deepEqual(entries(list), entries(choicesUnion(choices, postings)), prefix);
+      assert.deepEqual(listEntries(list), listEntries(choicesUnion(choices, postings)), prefix);
     }
     assert.ok(stored > 20, `${stored} stored`);
   });
