@@ -18,7 +18,7 @@ import { MARK, nameMarks } from '../../src/search/food-words.js';
 import { formBit, prefixAlternatives } from '../../src/search/plan.js';
 import { NO_PLACE } from '../../src/search/build.js';
 import { WEIGHTS, coverOf, coverageBonus, inName, kindOf, packShape, placementOf, staticScore } from '../../src/search/ranking.js';
-import { ALL_FORMS, better, choicesUnion, isCommonChoice, type Slot } from '../../src/search/slots.js';
+import { ALL_FORMS, better, choicesUnion, isCommonChoice, type Choice, type Slot } from '../../src/search/slots.js';
 import type { SlotPostings } from '../../src/search/postings.js';
 import { TOP_DEPTH } from '../../src/search/search-meta.js';
 import { MAX_TOP_PREFIX } from '../../src/search/top-lists.js';
@@ -214,6 +214,15 @@ const KINDS_OF_QUERIES = [
   'nonexistentword', 'raw nonexistentword', 'Crème brûlée', 'with salt', 'babyfood', 'kellogg', 'big mac',
 ];
 
+/** Every type-ahead prefix the import may store lists for (up to MAX_TOP_PREFIX letters), with its completions and their foods summed. */
+function storedPrefixes(v: SearchEngine['index']['vocabulary']): { prefix: string; choices: readonly Choice[]; bound: number }[] {
+  const prefixes = new Set(v.words.flatMap((w) => Array.from({ length: Math.min(w.length, MAX_TOP_PREFIX) }, (_, n) => w.slice(0, n + 1))));
+  return [...prefixes].map((prefix) => {
+    const choices = prefixAlternatives(prefix, v, false)[0]!.terms[0]!.choices;
+    return { prefix, choices, bound: choices.reduce((n, c) => n + v.groupFoods[c.group]!, 0) };
+  });
+}
+
 /** A list's entries as text: each food with its name bit, part and coverage, in order. */
 function listEntries(p: SlotPostings): string[] {
   return Array.from(p.rids, (rid, i) => {
@@ -293,9 +302,7 @@ describe('the search data the importer writes', () => {
     const postings = (g: number) => index.postings(g);
     let stored = 0;
     let common = 0;
-    for (const prefix of new Set(v.words.flatMap((w) => Array.from({ length: Math.min(w.length, MAX_TOP_PREFIX) }, (_, n) => w.slice(0, n + 1))))) {
-      const choices = prefixAlternatives(prefix, v, false)[0]!.terms[0]!.choices;
-      const bound = choices.reduce((n, c) => n + v.groupFoods[c.group]!, 0);
+    for (const { prefix, choices, bound } of storedPrefixes(v)) {
       const rare = choices.filter((c) => !isCommonChoice(c, v.groupFoods[c.group]!, ridLimit));
       common += choices.length - rare.length;
       const rest = index.prefixRest(prefix);
@@ -318,9 +325,7 @@ describe('the search data the importer writes', () => {
     const v = index.vocabulary;
     const postings = (g: number) => index.postings(g);
     let stored = 0;
-    for (const prefix of new Set(v.words.flatMap((w) => Array.from({ length: Math.min(w.length, MAX_TOP_PREFIX) }, (_, n) => w.slice(0, n + 1))))) {
-      const choices = prefixAlternatives(prefix, v, false)[0]!.terms[0]!.choices;
-      const bound = choices.reduce((n, c) => n + v.groupFoods[c.group]!, 0);
+    for (const { prefix, choices, bound } of storedPrefixes(v)) {
       const list = index.prefixUnion(prefix);
       // Between the first pages' minimum (40 here) and a wide slot (150), when not one group of every form.
       if (bound < 40 || bound > 150 || (choices.length === 1 && choices[0]!.forms === ALL_FORMS)) {
