@@ -55,12 +55,8 @@ function byPartOf(p: SlotPostings): Uint32Array {
 function locator(p: SlotPostings, ridLimit: number): (rid: number) => number {
   const bitmap = bitmapOf(p, ridLimit);
   if (bitmap !== undefined) {
-    const { bits, before } = bitmap;
-    return (rid) => {
-      const word = bits[rid >>> 5]!;
-      const bit = 1 << (rid & 31);
-      return (word & bit) === 0 ? -1 : before[rid >>> 5]! + popcount32(word & (bit - 1));
-    };
+    const bits = bitmap.bits;
+    return (rid) => ((bits[rid >>> 5]! & (1 << (rid & 31))) === 0 ? -1 : rankOf(bitmap, rid));
   }
   const rids = p.rids;
   return (rid) => {

@@ -73,9 +73,11 @@ const madeKey = (key: string): string => `m${key}`;
  * in process (engine-profile --only 12 --cpu, 2,000 new queries, three alternating runs), type-ahead
  * after words took 1.76 ms a query with 48 MiB of postings beside 8 MiB of made lists and 1.63 ms
  * with the 56 MiB shared (made lists had been dropped after ~30 prefixes and made again); 48 MiB
- * of postings rather than 32 had cut type-ahead after words and fts cold by ~10 %.
+ * of postings rather than 32 had cut type-ahead after words and fts cold by ~10 %. 60 MiB since
+ * the bitmaps' rank index shrank (rid-bitmaps.ts): type-ahead after words read ~61 KiB of blobs
+ * a new query with 56 MiB, ~28 KiB with 72 (in process, in the bench's order).
  */
-export const LIST_CACHE_BYTES = 56 * 1024 * 1024;
+export const LIST_CACHE_BYTES = 60 * 1024 * 1024;
 
 /** The search data of one catalogue version, loaded from its blobs (postings as searches ask). */
 export class SearchIndex implements FoodRanks {
