@@ -278,13 +278,18 @@ export class SearchEngine {
    */
   private unionParts(slot: Slot, choices: readonly Choice[]): SlotPart[] {
     const ridLimit = this.index.place.length;
+    const groupFoods = this.index.vocabulary.groupFoods;
     const parts: SlotPart[] = [];
     const rare: Choice[] = [];
+    // Told apart by the vocabulary's counts: a rare choice's own postings are not read when its
+    // prefix's rest is stored (a 2-letter prefix has hundreds of them).
     for (const choice of choices) {
+      if (!isCommonChoice(choice, groupFoods[choice.group]!, ridLimit)) {
+        rare.push(choice);
+        continue;
+      }
       const p = this.index.postings(choice.group);
-      if (p === undefined) continue;
-      if (isCommonChoice(choice, p.rids.length, ridLimit)) parts.push({ list: p, offset: choice.offset });
-      else rare.push(choice);
+      if (p !== undefined) parts.push({ list: p, offset: choice.offset });
     }
     if (rare.length > 0) {
       // A prefix's rest is stored by the import (top-lists.ts); a correction's is made here, and kept.
