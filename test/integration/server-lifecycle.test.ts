@@ -182,6 +182,39 @@ describe('the serving worker', () => {
   });
 });
 
+describe('schema 8', () => {
+  test('a schema 7 database keeps its search data and version: the blobs move into a rowid table, and searches answer as before', async () => {
+    const old = join(dir, 'schema-7.db');
+    copyFileSync(db, old);
+    const blobs = (d: Database.Database): [string, Buffer][] => d.prepare('SELECT key, value FROM search_blobs ORDER BY key').raw().all() as [string, Buffer][];
+    const version = (d: Database.Database): unknown => d.prepare("SELECT value FROM meta WHERE key = 'catalog_version'").pluck().get();
+    const seven = new Database(old);
+    // Schema 7 kept the blobs in a WITHOUT ROWID table.
+    seven.exec(`ALTER TABLE search_blobs RENAME TO b; CREATE TABLE search_blobs (key TEXT PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID;
+      INSERT INTO search_blobs SELECT key, value FROM b; DROP TABLE b; UPDATE meta SET value = '7' WHERE key = 'schema_version'`);
+    const before = blobs(seven);
+    const versionBefore = version(seven);
+    seven.close();
+    const server = await spawnServe(old);
+    try {
+      const response = await fetch(`${server.url}/v1/foods?query=cheddar&fields=name`, { headers: { authorization: basic(TEST_TOKEN) } });
+      assert.equal(response.status, 200);
+      assert.ok(((await response.json()) as { metadata: { total: number } }).metadata.total > 0);
+    } finally {
+      assert.equal(await server.stop(), 0);
+    }
+    const eight = new Database(old, { readonly: true });
+    try {
+      assert.equal(eight.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get(), String(SCHEMA_VERSION));
+      assert.doesNotMatch(eight.prepare("SELECT sql FROM sqlite_master WHERE name = 'search_blobs'").pluck().get() as string, /WITHOUT ROWID/i);
+      assert.deepEqual(blobs(eight), before);
+      assert.equal(version(eight), versionBefore, 'the same search data: readers need not load it again');
+    } finally {
+      eight.close();
+    }
+  });
+});
+
 describe('serve --workers', () => {
   test('brings an older database up to date once, then N processes share the port and all stop on SIGTERM', async () => {
     const old = join(dir, 'workers.db');

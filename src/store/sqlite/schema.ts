@@ -3,7 +3,7 @@ import { GENERIC_BRAND_IDS, GENERIC_BRAND_NAME, REGIONS } from '../../domain/reg
 import { fold } from '../../domain/text.js';
 import { SearchIndex } from '../../search/search-index.js';
 import { searchTexts } from '../food-row.js';
-import { SEARCH_BLOBS_DDL, SqliteSearchBlobs, rebuildSearchData } from './search-store.js';
+import { SEARCH_BLOBS_DDL, SqliteSearchBlobs, rebuildSearchData, upgradeSearchBlobsTable } from './search-store.js';
 import { upgradeToBarcodesAndDefaults } from './upgrade-6.js';
 
 /**
@@ -14,8 +14,9 @@ import { upgradeToBarcodesAndDefaults } from './upgrade-6.js';
  * 6: barcode lookup keys (food_upcs); stored bodies carry servings[].isDefault and defaultServing.
  * 7: the search engine's own data (src/search) in search_blobs; the foods' other names,
  *    description and servings count as columns it reads; no FTS5 tables.
+ * 8: search_blobs is a rowid table (search-store.ts SEARCH_BLOBS_DDL): blobs read 5-10x faster.
  */
-export const SCHEMA_VERSION = 7;
+export const SCHEMA_VERSION = 8;
 
 /**
  * Text columns ending in `_key` hold folded text (lower case, no diacritics): name order
@@ -144,6 +145,7 @@ export function migrate(db: Database): void {
   db.transaction(() => {
     if (stored !== undefined && Number(stored) < SCHEMA_VERSION) upgradeFoods(db);
     db.exec(DDL);
+    if (stored !== undefined && Number(stored) < 8) upgradeSearchBlobsTable(db);
     db.exec(SEARCH_BLOBS_DDL);
     if (stored !== undefined && Number(stored) < 6) upgradeToBarcodesAndDefaults(db);
     const setMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING');
