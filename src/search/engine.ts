@@ -1,7 +1,7 @@
 import { envInteger } from '../config.js';
 import { fold, queryWords, type QueryWord } from '../domain/text.js';
 import type { FoodQuery } from '../store/catalog-store.js';
-import { boundFirstPage, boundOrder, drivenPage, type SlotPart, type UnionSlot } from './bound-first.js';
+import { boundFirstPage, boundOrder, candidatesPage, collectMax, drivenPage, type SlotPart, type UnionSlot } from './bound-first.js';
 import { earlyTopMatches, matchingFoods, prepareBitmaps, scoreFoods } from './early-top.js';
 import { foodTest, type RecordRids } from './food-filters.js';
 import { nameOrderPage, type PrefixRun } from './name-order.js';
@@ -265,9 +265,18 @@ export class SearchEngine {
     // Plain words of which one has few foods: rankInMemory drives from it.
     if (unions === 0 && (slots.length < 2 || rarest <= few)) return undefined;
     if (rarest < Infinity) {
-      // The plain words' foods in common, while few, are each looked up in every slot.
-      const common = matchingFoods(plain, ridLimit, few);
-      if (common.rids !== undefined) return drivenPage(slots, common.rids, depth, this.index);
+      // The plain words' foods in common, while few, are each looked up in every slot. When
+      // every slot is a plain word, they are its matches, collected with the name tier while
+      // within collectMax(), and the page is read from them alone.
+      const collected = unions === 0 ? Math.max(few, depth, collectMax()) : 0;
+      const common = matchingFoods(plain, ridLimit, Math.max(few, collected), collected);
+      if (common.rids !== undefined && common.total <= few) return drivenPage(slots, common.rids, depth, this.index);
+      const named = common.named?.length;
+      if (unions === 0 && named !== undefined) {
+        // With the name tier as large as the page, only its foods can enter it.
+        const candidates = named >= depth ? common.named : common.rids;
+        if (candidates !== undefined) return { rids: candidatesPage(slots, candidates, named, units, depth, this.index), total: common.total };
+      }
     }
     return boundFirstPage(slots, units, depth, this.index, few);
   }
