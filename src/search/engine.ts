@@ -139,7 +139,7 @@ export class SearchEngine {
     if (lists.some((list) => list !== undefined && list.rids.length === 0)) return undefined;
     const narrow = lists.filter((list) => list !== undefined);
     if (narrow.length > 0 && narrow.length < lists.length) {
-      const common = matchingFoods(narrow, this.index.place.length, WIDE_WITHIN_MAX);
+      const common = matchingFoods(narrow, this.index.place.length, WIDE_WITHIN_MAX, 0, false);
       if (common.rids !== undefined) within = common.rids.slice();
     }
     const out: SlotPostings[] = [];
@@ -269,7 +269,8 @@ export class SearchEngine {
       // every slot is a plain word, they are its matches, collected with the name tier while
       // within collectMax(), and the page is read from them alone.
       const collected = unions === 0 ? Math.max(few, depth, collectMax()) : 0;
-      const common = matchingFoods(plain, ridLimit, Math.max(few, collected), collected);
+      // With a union among the slots, their foods in common are needed only while few.
+      const common = matchingFoods(plain, ridLimit, Math.max(few, collected), collected, unions === 0);
       if (common.rids !== undefined && common.total <= few) return drivenPage(slots, common.rids, depth, this.index);
       const named = common.named?.length;
       if (unions === 0 && named !== undefined) {
