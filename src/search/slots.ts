@@ -293,8 +293,37 @@ let unionRids = new Uint32Array(1 << 16);
 let unionCodes = new Uint32Array(1 << 16);
 /** Entries of that scratch kept between unions, 8 bytes each (2 MiB). */
 const SCRATCH_KEPT = 1 << 18;
-/** Each value's first kind in `choicesUnion` (-1: none yet); put back to -1 after each union. */
-const unionFirstOfValue = new Int32Array(2 * VALUE_SPAN).fill(-1);
+/** Each value's first kind in the list being made (-1: none yet); put back to -1 after each (`Kinds.done`). */
+const firstOfValue = new Int32Array(2 * VALUE_SPAN).fill(-1);
+
+/**
+ * The kinds of a list being made: each distinct (value, coverage), found by value, then by
+ * coverage among the few of that value (a Map keyed by such large numbers cost ~100 ns a food).
+ * One list is made at a time: `done` puts the shared table back.
+ */
+class Kinds {
+  readonly parts: number[] = [];
+  readonly covers: number[] = [];
+  private readonly nextOfValue: number[] = [];
+
+  of(value: number, cover: number): number {
+    const at = value + VALUE_SPAN;
+    let kind = firstOfValue[at]!;
+    while (kind >= 0 && this.covers[kind] !== cover) kind = this.nextOfValue[kind]!;
+    if (kind < 0) {
+      kind = this.parts.length;
+      this.parts.push(-value);
+      this.covers.push(cover);
+      this.nextOfValue.push(firstOfValue[at]!);
+      firstOfValue[at] = kind;
+    }
+    return kind;
+  }
+
+  done(): void {
+    for (const part of this.parts) firstOfValue[VALUE_SPAN - part] = -1;
+  }
+}
 
 /**
  * The list of a slot that is one term of choices (a type-ahead prefix's completions, a typo's
@@ -324,10 +353,7 @@ export function choicesUnion(choices: readonly Choice[], postings: (group: numbe
   }
   const rids = unionRids;
   const codes = unionCodes;
-  const firstOfValue = unionFirstOfValue;
-  const nextOfValue: number[] = [];
-  const parts: number[] = [];
-  const covers: number[] = [];
+  const kinds = new Kinds();
   const at = new Uint32Array(lists.length);
   const best = unionBest;
   const touched = unionTouched;
@@ -356,20 +382,9 @@ export function choicesUnion(choices: readonly Choice[], postings: (group: numbe
       const key = best[slot]!;
       best[slot] = 0;
       const named = key >= NAMED ? 1 : 0;
-      // The entry without its name bit: (value, coverage), a kind; kinds found by value, then
-      // coverage among the few of that value (a Map of such large numbers cost ~100 ns a food).
+      // The entry without its name bit: (value, coverage), a kind.
       const rest = key - named * NAMED;
-      const valueAt = Math.floor(rest / COVER_SPAN);
-      const cover = rest % COVER_SPAN;
-      let kind = firstOfValue[valueAt]!;
-      while (kind >= 0 && covers[kind] !== cover) kind = nextOfValue[kind]!;
-      if (kind < 0) {
-        kind = parts.length;
-        parts.push(-(valueAt - VALUE_SPAN));
-        covers.push(cover);
-        nextOfValue.push(firstOfValue[valueAt]!);
-        firstOfValue[valueAt] = kind;
-      }
+      const kind = kinds.of(Math.floor(rest / COVER_SPAN) - VALUE_SPAN, rest % COVER_SPAN);
       rids[n] = base + slot;
       codes[n] = kind * 2 + named;
       n++;
@@ -377,8 +392,8 @@ export function choicesUnion(choices: readonly Choice[], postings: (group: numbe
       touched[w] = 0;
     }
   }
-  for (const part of parts) firstOfValue[VALUE_SPAN - part] = -1;
-  const list = slotList(rids.slice(0, n), codes.subarray(0, n), parts, covers);
+  kinds.done();
+  const list = slotList(rids.slice(0, n), codes.subarray(0, n), kinds.parts, kinds.covers);
   // A union of the commonest words would keep its scratch at their size: let it go.
   if (size > SCRATCH_KEPT) {
     unionRids = new Uint32Array(1 << 16);
@@ -478,15 +493,21 @@ function intersection(terms: readonly Matches[]): { m: Matches; sums: Float64Arr
 /** An alternative's foods: every term, each at its best choice. */
 function alternativeMatches(alternative: Alternative, postings: (group: number) => GroupPostings | undefined, within?: Uint32Array): Matches {
   const terms: Matches[] = [];
-  for (const term of alternative.terms) {
+  // The narrowest term first; the others only for its foods (`meat ball`: 521 foods have
+  // `ball`, 79,616 `meat`).
+  const size = (term: Term): number => term.choices.reduce((n, c) => n + (postings(c.group)?.rids.length ?? 0), 0);
+  const order = alternative.terms.length === 1 ? alternative.terms : alternative.terms.slice().sort((a, b) => size(a) - size(b));
+  let only = within;
+  for (const term of order) {
     const lists: Matches[] = [];
     for (const choice of term.choices) {
       const p = postings(choice.group);
-      if (p !== undefined) lists.push(choiceMatches(p, choice, within));
+      if (p !== undefined) lists.push(choiceMatches(p, choice, only));
     }
     const m = union(lists);
     if (m.length === 0) return matches(0);
     terms.push(m);
+    only = m.rids.subarray(0, m.length);
   }
   const { m } = terms.length === 1 ? { m: terms[0]! } : intersection(terms);
   // Mean over the terms, once per query word: whole numbers, so the same in every path.
@@ -504,26 +525,17 @@ function alternativeMatches(alternative: Alternative, postings: (group: number) 
  * foods beside a narrower one: `cheddar ch*`).
  */
 export function materialize(slot: Slot, postings: (group: number) => GroupPostings | undefined, within?: Uint32Array): SlotPostings {
-  const one = slot.alternatives.length === 1 ? slot.alternatives[0]! : undefined;
-  if (within === undefined && one !== undefined && one.terms.length === 1 && one.offset === 0 && one.words === 1) return choicesUnion(one.terms[0]!.choices, postings);
-  const m = union(slot.alternatives.map((a) => alternativeMatches(a, postings, within)));
-  // (value, coverage) as one exact number: values are small whole numbers, coverage 32 bits.
-  const kindOf = new Map<number, number>();
-  const parts: number[] = [];
-  const covers: number[] = [];
-  const codes = new Uint32Array(m.length);
-  for (let i = 0; i < m.length; i++) {
-    const key = (m.values[i]! + 2 ** 20) * 2 ** 32 + m.covers[i]!;
-    let kind = kindOf.get(key);
-    if (kind === undefined) {
-      kind = parts.length;
-      kindOf.set(key, kind);
-      parts.push(-m.values[i]!);
-      covers.push(m.covers[i]!);
-    }
-    codes[i] = kind * 2 + m.named[i]!;
+  // Alternatives of one term for one word (a word and its one-word synonyms) are one term of
+  // all their choices, each with its alternative's offset: a food's best entry is the same.
+  if (within === undefined && slot.alternatives.every((a) => a.terms.length === 1 && a.words === 1)) {
+    return choicesUnion(slot.alternatives.flatMap((a) => a.terms[0]!.choices.map((c) => (a.offset === 0 ? c : { ...c, offset: c.offset + a.offset }))), postings);
   }
-  return slotList(m.rids.slice(0, m.length), codes, parts, covers);
+  const m = union(slot.alternatives.map((a) => alternativeMatches(a, postings, within)));
+  const kinds = new Kinds();
+  const codes = new Uint32Array(m.length);
+  for (let i = 0; i < m.length; i++) codes[i] = kinds.of(m.values[i]!, m.covers[i]!) * 2 + m.named[i]!;
+  kinds.done();
+  return slotList(m.rids.slice(0, m.length), codes, kinds.parts, kinds.covers);
 }
 
 /** A plain slot's stored list as slot postings (the same object: its derived bitmaps are kept with it). */
