@@ -37,7 +37,7 @@ import type { FoodQuery } from '../../src/store/catalog-store.js';
  * tie. Stored first pages are kept here for groups and prefixes of at least 40 foods (2,000 by
  * default), early termination runs for words in more than 100 foods (20,000 by default) with
  * more than 30 in common (20,000), slots of more than 150 foods are wide (50,000), and pages of
- * more than 60 candidates are read in the catalogue's bound order (65,536), so every path is
+ * more than 60 candidates are read in the catalogue's bound order (16,384), so every path is
  * taken on this small catalogue.
  */
 process.env['FOODLOOKUP_RANKED_TOP_MIN'] = '40';
@@ -48,7 +48,7 @@ process.env['FOODLOOKUP_SCORE_ALL_MAX'] = '30';
 process.env['FOODLOOKUP_WIDE_SLOT'] = '150';
 // Unions of more than 8 lists are merged a block of rids at a time, however few their foods (50,000 by default).
 process.env['FOODLOOKUP_BLOCK_UNION_MIN'] = '0';
-// Pages of more than 30 and at most 60 candidates are read from those collected, larger ones from the catalogue's bound order (65,536 by default).
+// Pages of more than 30 and at most 60 candidates are read from those collected, larger ones from the catalogue's bound order (16,384 by default).
 process.env['FOODLOOKUP_COLLECT_MAX'] = '60';
 
 let dir: string;
