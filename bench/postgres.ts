@@ -45,6 +45,16 @@ export async function catalogFoods(url: string): Promise<number> {
   });
 }
 
+/**
+ * Writes the server's dirty buffers out now (CHECKPOINT), so that an import's ~2 GB are not
+ * written back while the scenarios run. A role that may not checkpoint leaves it to the server.
+ */
+export async function checkpoint(url: string): Promise<void> {
+  await withClient(url, async (client) => {
+    await client.query('CHECKPOINT').catch(() => undefined);
+  });
+}
+
 /** The database's size on disk (all versions it holds). */
 export async function databaseBytes(url: string): Promise<number> {
   return withClient(url, async (client) => Number((await client.query<{ n: string }>('SELECT pg_database_size(current_database())::text AS n')).rows[0]?.n ?? 0));
