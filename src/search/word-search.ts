@@ -194,7 +194,7 @@ export function shortestList(lists: readonly SlotPostings[]): number {
  * Rids are below `ridLimit`, the size of a bitmap. With `locate`, `at` holds the food's index
  * in every list when `visit` gets it (a rank in a bitmap's list); without, only counting and
  * collecting callers pay for none of that: `at` then holds the index of the driver and of
- * the lists without a bitmap only. Past `stopAfter` foods it stops (the count is then a bound).
+ * the lists without a bitmap only.
  */
 export function forEachCommonFood(
   lists: readonly SlotPostings[],
@@ -202,7 +202,6 @@ export function forEachCommonFood(
   ridLimit: number,
   locate: boolean,
   visit: (rid: number, at: readonly number[]) => void,
-  stopAfter = Infinity,
 ): number {
   if (lists.length === 0) return 0;
   const driver = shortestList(lists);
@@ -237,7 +236,6 @@ export function forEachCommonFood(
     }
     total++;
     visit(rid, at);
-    if (total > stopAfter) break;
   }
   return total;
 }
