@@ -305,9 +305,12 @@ class Kinds {
   readonly parts: number[] = [];
   readonly covers: number[] = [];
   private readonly nextOfValue: number[] = [];
+  /** Kinds of values outside ±VALUE_SPAN (a synonym standing for many query words), by (value, coverage). */
+  private outside: Map<number, number> | undefined;
 
   of(value: number, cover: number): number {
     const at = value + VALUE_SPAN;
+    if (at < 0 || at >= firstOfValue.length) return this.outsideOf(value, cover);
     let kind = firstOfValue[at]!;
     while (kind >= 0 && this.covers[kind] !== cover) kind = this.nextOfValue[kind]!;
     if (kind < 0) {
@@ -321,7 +324,24 @@ class Kinds {
   }
 
   done(): void {
-    for (const part of this.parts) firstOfValue[VALUE_SPAN - part] = -1;
+    for (const part of this.parts) {
+      const at = VALUE_SPAN - part;
+      if (at >= 0 && at < firstOfValue.length) firstOfValue[at] = -1;
+    }
+  }
+
+  private outsideOf(value: number, cover: number): number {
+    this.outside ??= new Map<number, number>();
+    const key = value * COVER_SPAN + cover;
+    let kind = this.outside.get(key);
+    if (kind === undefined) {
+      kind = this.parts.length;
+      this.parts.push(-value);
+      this.covers.push(cover);
+      this.nextOfValue.push(-1);
+      this.outside.set(key, kind);
+    }
+    return kind;
   }
 }
 
