@@ -18,7 +18,7 @@ import { MARK, nameMarks } from '../../src/search/food-words.js';
 import { formBit, prefixAlternatives } from '../../src/search/plan.js';
 import { NO_PLACE } from '../../src/search/build.js';
 import { WEIGHTS, coverOf, coverageBonus, inName, kindOf, packShape, placementOf, staticScore } from '../../src/search/ranking.js';
-import { ALL_FORMS, better, choicesUnion, isCommonChoice, type Choice, type Slot } from '../../src/search/slots.js';
+import { ALL_FORMS, choicesUnion, isCommonChoice, type Choice, type Slot } from '../../src/search/slots.js';
 import type { SlotPostings } from '../../src/search/postings.js';
 import { TOP_DEPTH } from '../../src/search/search-meta.js';
 import { MAX_TOP_PREFIX } from '../../src/search/top-lists.js';
@@ -26,6 +26,7 @@ import { Synonyms } from '../../src/search/synonyms.js';
 import { ranksBefore } from '../../src/search/word-search.js';
 import { seededRandom } from '../../bench/random.js';
 import { randomCatalog, type RFood } from '../helpers/random-catalog.js';
+import { slotEntryByRules, type SlotEntry } from '../helpers/slot-rules.js';
 import type { RawQuery } from '../../src/query/params.js';
 import type { FoodQuery } from '../../src/store/catalog-store.js';
 
@@ -153,36 +154,12 @@ function oracle(query: string, nameOnly = false): number[] {
         forms: ((had?.forms ?? 0) | formBit(v.formOf[n]!)) >>> 0,
       });
     }
-    const slotMatch = (slot: Slot): { named: number; value: number; cover: number } | undefined => {
-      let best: { named: number; value: number; cover: number } | undefined;
-      for (const alternative of slot.alternatives) {
-        let named = 1;
-        let sum = 0;
-        let cover = 0;
-        let all = true;
-        for (const term of alternative.terms) {
-          let termBest: { named: number; value: number; cover: number } | undefined;
-          for (const choice of term.choices) {
-            const g = groups.get(choice.group);
-            if (g === undefined || (choice.forms !== ALL_FORMS && (g.forms & choice.forms) === 0)) continue;
-            const kind = kindOf(g.placement, g.segments);
-            const c = { named: inName(kind) ? 1 : 0, value: WEIGHTS.placement[placementOf(kind)]! + choice.offset, cover: coverOf(kind) };
-            if (termBest === undefined || better(c.named, c.value, c.cover, termBest.named, termBest.value, termBest.cover)) termBest = c;
-          }
-          if (termBest === undefined) {
-            all = false;
-            break;
-          }
-          named &= termBest.named;
-          sum += termBest.value;
-          cover += termBest.cover;
-        }
-        if (!all) continue;
-        const c = { named, value: Math.floor((sum * alternative.words) / alternative.terms.length) + alternative.offset, cover };
-        if (best === undefined || better(c.named, c.value, c.cover, best.named, best.value, best.cover)) best = c;
-      }
-      return best;
-    };
+    const slotMatch = (slot: Slot): SlotEntry | undefined => slotEntryByRules(slot, (choice) => {
+      const g = groups.get(choice.group);
+      if (g === undefined || (choice.forms !== ALL_FORMS && (g.forms & choice.forms) === 0)) return undefined;
+      const kind = kindOf(g.placement, g.segments);
+      return { named: inName(kind) ? 1 : 0, value: WEIGHTS.placement[placementOf(kind)]! + choice.offset, cover: coverOf(kind) };
+    });
     let tier = 1;
     let sum = 0;
     let cover = 0;

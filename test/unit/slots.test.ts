@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { BASE_COVERS, BASE_PARTS, type GroupPostings, type SlotPostings } from '../../src/search/postings.js';
-import { ALL_FORMS, better, materialize, type Alternative, type Slot } from '../../src/search/slots.js';
+import { ALL_FORMS, materialize, type Alternative, type Slot } from '../../src/search/slots.js';
+import { slotEntryByRules, type SlotEntry } from '../helpers/slot-rules.js';
 
 const FOODS = 48;
 /** Kinds the generated postings use (a few placements, in and out of the name). */
@@ -16,41 +17,15 @@ function entries(list: SlotPostings): string[] {
   });
 }
 
-interface Entry { named: number; value: number; cover: number }
-
-/** The slot's entry for one food, read straight off the rules in slots.ts (no list made). */
-function reference(slot: Slot, groups: readonly GroupPostings[], rid: number): Entry | undefined {
-  const choiceEntry = (group: number, offset: number): Entry | undefined => {
-    const p = groups[group]!;
+/** The slot's entry for one food, read straight off the rules (no list made). */
+function reference(slot: Slot, groups: readonly GroupPostings[], rid: number): SlotEntry | undefined {
+  return slotEntryByRules(slot, (choice) => {
+    const p = groups[choice.group]!;
     const at = p.rids.indexOf(rid);
     if (at < 0) return undefined;
     const code = p.codes[at]!;
-    return { named: code & 1, value: -BASE_PARTS[code >>> 1]! + offset, cover: BASE_COVERS[code >>> 1]! };
-  };
-  const best = (a: Entry | undefined, b: Entry | undefined): Entry | undefined =>
-    a === undefined ? b : b === undefined ? a : better(b.named, b.value, b.cover, a.named, a.value, a.cover) ? b : a;
-  let slotBest: Entry | undefined;
-  for (const alternative of slot.alternatives) {
-    let named = 1;
-    let sum = 0;
-    let cover = 0;
-    let all = true;
-    for (const term of alternative.terms) {
-      let termBest: Entry | undefined;
-      for (const choice of term.choices) termBest = best(termBest, choiceEntry(choice.group, choice.offset));
-      if (termBest === undefined) {
-        all = false;
-        break;
-      }
-      named &= termBest.named;
-      sum += termBest.value;
-      cover += termBest.cover;
-    }
-    if (!all) continue;
-    const value = Math.floor((sum * alternative.words) / alternative.terms.length) + alternative.offset;
-    slotBest = best(slotBest, { named, value, cover });
-  }
-  return slotBest;
+    return { named: code & 1, value: -BASE_PARTS[code >>> 1]! + choice.offset, cover: BASE_COVERS[code >>> 1]! };
+  });
 }
 
 const postings = fc.uniqueArray(fc.integer({ min: 0, max: FOODS - 1 }), { maxLength: FOODS }).chain((unsorted) =>
