@@ -215,6 +215,16 @@ async function load(url: string, paths: readonly string[], connections: number, 
   return JSON.parse(stdout.trim().split('\n').pop()!) as LoadResult;
 }
 
+/** Writes a file's dirty pages to disk now. */
+function syncFile(path: string): void {
+  const fd = openSync(path, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 async function catalogue(): Promise<{ db: string; importFoodsPerSecond?: number; dbBytes: number }> {
   const cache = join(ROOT, 'bench/.cache');
   mkdirSync(cache, { recursive: true });
@@ -227,12 +237,7 @@ async function catalogue(): Promise<{ db: string; importFoodsPerSecond?: number;
   await new Promise<void>((resolve) => out.end(resolve));
   // The generator's ~900 MB are still being written back to disk: synced first, so the timed
   // import does not share the disk and a core with that writeback.
-  const written = openSync(file, 'r');
-  try {
-    fsyncSync(written);
-  } finally {
-    closeSync(written);
-  }
+  syncFile(file);
   log('importing through foodlookup import catalog…');
   const started = performance.now();
   const result = spawnSync(process.execPath, [CLI, 'import', 'catalog', file, '--db', db], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
@@ -240,12 +245,7 @@ async function catalogue(): Promise<{ db: string; importFoodsPerSecond?: number;
   const seconds = (performance.now() - started) / 1000;
   log(result.stdout.trim());
   // Untimed: the file written back now, not while the scenarios run.
-  const imported = openSync(db, 'r');
-  try {
-    fsyncSync(imported);
-  } finally {
-    closeSync(imported);
-  }
+  syncFile(db);
   return { db, importFoodsPerSecond: FOODS / seconds, dbBytes: statSync(db).size };
 }
 
