@@ -13,9 +13,14 @@ import { addressInUse, isAddressInUse, portProblem } from './listen-errors.js';
  * collection. At 1,000,000 foods that was ~100 MiB of garbage next to ~120 MiB of live data and
  * caches: the bench's peak private memory a worker was 291 MiB, and is 222-224 MiB with these
  * (bench/README.md); interleaved runs with and without them showed no throughput difference
- * beyond the machine's spread. `foodlookup start` (the bundled data) serves in its own process.
+ * beyond the machine's spread. `--single-threaded-gc`: a worker is one core's worth of work
+ * (one a core, or one pinned), and V8's helper threads for marking and scavenging then take
+ * that core from the worker's own thread in the middle of a collection; at 1,000,000 foods,
+ * one worker pinned to one core, fts cold c=64 max 114 → 78 ms and p99 5.11 → 4.71 ms, type-ahead
+ * after words c=1 p99 5.45 → 3.92 ms (bench/README.md). `foodlookup start` (the bundled data)
+ * serves in its own process.
  */
-export const SERVING_V8_FLAGS: readonly string[] = ['--max-semi-space-size=4', '--heap-growing-percent=50'];
+export const SERVING_V8_FLAGS: readonly string[] = ['--max-semi-space-size=4', '--heap-growing-percent=50', '--single-threaded-gc'];
 
 /**
  * glibc malloc settings of the serving processes, where the environment sets none of its own
@@ -34,10 +39,19 @@ function servingEnv(): Record<string, string> {
   return own ? {} : { ...SERVING_MALLOC_ENV };
 }
 
-function servingExecArgv(): string[] {
-  const given = `${process.env['NODE_OPTIONS'] ?? ''} ${process.execArgv.join(' ')}`;
-  const own = SERVING_V8_FLAGS.filter((flag) => !given.includes(flag.slice(0, flag.indexOf('='))));
-  return [...process.execArgv, ...own];
+/**
+ * node's arguments for the serving processes: `execArgv` (node's own of this process) and each
+ * SERVING_V8_FLAGS flag the user did not set, in either spelling (`--x`/`--no-x`, `-`/`_`), in
+ * `nodeOptions` or `execArgv`.
+ */
+export function servingExecArgv(nodeOptions = process.env['NODE_OPTIONS'] ?? '', execArgv: readonly string[] = process.execArgv): string[] {
+  const given = new Set(`${nodeOptions} ${execArgv.join(' ')}`.split(/\s+/).map(flagName));
+  return [...execArgv, ...SERVING_V8_FLAGS.filter((flag) => !given.has(flagName(flag)))];
+}
+
+/** A V8 flag's name without its value, `no-` or dashes: `--no-single_threaded-gc` → `single-threaded-gc`. */
+function flagName(arg: string): string {
+  return arg.split('=')[0]!.replace(/^--?/, '').replace(/_/g, '-').replace(/^no-/, '');
 }
 
 /**
