@@ -75,9 +75,11 @@ const madeKey = (key: string): string => `m${key}`;
  * with the 56 MiB shared (made lists had been dropped after ~30 prefixes and made again); 48 MiB
  * of postings rather than 32 had cut type-ahead after words and fts cold by ~10 %. 60 MiB since
  * the bitmaps' rank index shrank (rid-bitmaps.ts): type-ahead after words read ~61 KiB of blobs
- * a new query with 56 MiB, ~28 KiB with 72 (in process, in the bench's order).
+ * a new query with 56 MiB, ~28 KiB with 72 (in process, in the bench's order). 52 MiB since
+ * the serving processes collect garbage on their own thread (cli/serve.ts), which holds more of
+ * it: with 60 a worker's private memory peaked at 255 MiB over the bench's scenarios.
  */
-export const LIST_CACHE_BYTES = 60 * 1024 * 1024;
+export const LIST_CACHE_BYTES = 52 * 1024 * 1024;
 
 /** The search data of one catalogue version, loaded from its blobs (postings as searches ask). */
 export class SearchIndex implements FoodRanks {

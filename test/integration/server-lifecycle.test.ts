@@ -162,7 +162,7 @@ describe('the serving worker', () => {
       const pid = children(server.pid)[0]!;
       const worker = argv(pid);
       assert.ok(!worker.some((arg) => arg.startsWith('--max-semi-space-size')), worker.join(' '));
-      assert.ok(worker.includes('--heap-growing-percent=50'), worker.join(' '));
+      assert.ok(worker.includes('--heap-growing-percent=40'), worker.join(' '));
       assert.ok(environ(pid).includes('MALLOC_ARENA_MAX=2'));
       assert.ok(!environ(pid).some((v) => v.startsWith('MALLOC_MMAP_THRESHOLD_')), 'none of ours added to theirs');
     } finally {
