@@ -12,53 +12,10 @@ function fingerprint(key: string): number {
 }
 
 /**
- * Bodies copied into slabs of SLAB_BYTES, one after another: each slab is one allocation large
- * enough for malloc to map on its own (SERVING_MALLOC_ENV, cli/serve.ts), and goes back to the
- * system whole when its generation is dropped. Stored one by one, bodies of ~23 KB lived in
- * malloc's heap between the same-sized bodies of answers sent and freed: the holes they left
- * stayed a worker's private memory (10–17 MiB more than the bodies at 1,000,000 foods).
- */
-const SLAB_BYTES = 1 << 20;
-
-/** One generation of the cache: its bodies by key, and the slab they are being written into. */
-class Generation {
-  readonly bodies = new Map<string, Buffer>();
-  bytes = 0;
-  private slab = Buffer.alloc(0);
-  private used = 0;
-
-  /** Stores `body` (bytes, or a text written as UTF-8) and returns the stored copy. */
-  put(key: string, body: Buffer | string): Buffer {
-    const length = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
-    if (this.used + length > this.slab.length) {
-      // Never reused: a body sent from it stays as it was while its reply is written.
-      this.slab = Buffer.allocUnsafeSlow(Math.max(SLAB_BYTES, length));
-      this.used = 0;
-    }
-    const at = this.used;
-    if (typeof body === 'string') this.slab.write(body, at);
-    else body.copy(this.slab, at);
-    this.used += length;
-    const stored = this.slab.subarray(at, at + length);
-    const old = this.bodies.get(key);
-    if (old !== undefined) this.bytes -= old.length;
-    this.bodies.set(key, stored);
-    this.bytes += length;
-    return stored;
-  }
-}
-
-/**
  * Serialised collection responses keyed by the request as sent and the catalogue version.
  * The catalogue is read-only between imports and every import that changes something moves
  * the version, so an entry can never be stale: a new version simply misses. Bodies are kept as
- * UTF-8 bytes, sent as they are.
- *
- * Bounded by entries and bytes in two generations rather than an exact LRU: bodies go into the
- * young one, a body found in the old one is copied up, and when the young one holds half of
- * either bound the old one is dropped whole (its slabs with it) and the young one becomes old.
- * What is asked for within a generation's lifetime stays; what is not goes, about as an LRU
- * of half to all of the bound would have it.
+ * UTF-8 bytes, sent as they are. Bounded by entries and bytes, least recently used out first.
  *
  * A response is stored when its request comes for the second time (`admit`), as TinyLFU's
  * doorkeeper admits: requests asked once, the bulk of search traffic's long tail, were stored
@@ -67,8 +24,8 @@ class Generation {
  * ~35 MiB of a serving process's private memory and half of its full collections.
  */
 export class ResponseCache {
-  private young = new Generation();
-  private old = new Generation();
+  private readonly entries = new Map<string, Buffer>();
+  private bytes = 0;
   /** Fingerprints of requests seen once and not stored, oldest first. */
   private readonly seenOnce = new Set<number>();
   /** Collection requests answered from the cache, and those that were not (metrics.ts reads them). */
@@ -105,30 +62,28 @@ export class ResponseCache {
   }
 
   get(key: string): Buffer | undefined {
-    const body = this.young.bodies.get(key);
-    if (body !== undefined) return body;
-    const old = this.old.bodies.get(key);
-    return old === undefined ? undefined : this.keep(key, old);
-  }
-
-  /**
-   * Stores a body (bytes, or a JSON text as UTF-8) and returns the stored bytes to send; a body
-   * over a sixteenth of the bound is not stored (one huge page must not flush the rest) and
-   * comes back as bytes of its own.
-   */
-  set(key: string, body: Buffer | string): Buffer {
-    const length = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
-    if (this.maxBytes === 0 || length > this.maxBytes / 16) return typeof body === 'string' ? Buffer.from(body) : body;
-    return this.keep(key, body);
-  }
-
-  private keep(key: string, body: Buffer | string): Buffer {
-    const stored = this.young.put(key, body);
-    if (2 * this.young.bytes >= this.maxBytes || 2 * this.young.bodies.size >= this.maxEntries) {
-      this.old = this.young;
-      this.young = new Generation();
+    const body = this.entries.get(key);
+    if (body !== undefined) {
+      this.entries.delete(key);
+      this.entries.set(key, body);
     }
-    return stored;
+    return body;
+  }
+
+  set(key: string, body: Buffer): void {
+    if (body.length > this.maxBytes / 16) return; // one huge page must not flush the rest
+    const old = this.entries.get(key);
+    if (old !== undefined) {
+      this.bytes -= old.length;
+      this.entries.delete(key);
+    }
+    this.entries.set(key, body);
+    this.bytes += body.length;
+    for (const [k, v] of this.entries) {
+      if (this.entries.size <= this.maxEntries && this.bytes <= this.maxBytes) break;
+      this.entries.delete(k);
+      this.bytes -= v.length;
+    }
   }
 }
 
@@ -146,7 +101,7 @@ export async function sendCached(
   prepare: () => () => Promise<string>,
 ): Promise<FastifyReply> {
   const key = ResponseCache.key(request.url, state.version);
-  const body = cache.get(key);
+  let body = cache.get(key);
   const build = body === undefined ? prepare() : undefined;
   if (answerIfNotModified(request, reply, state.lastModified, `c${state.version}`)) return reply;
   reply.type('application/json; charset=utf-8');
@@ -161,7 +116,9 @@ export async function sendCached(
   // inside V8's heap: at 64 connections of never-seen searches those copies filled the young
   // generation, whose collections then moved the queued requests' objects to the old one.
   if (!cache.admit(key)) return reply.send(Buffer.from(text));
-  return sendStored(cache, key, cache.set(key, text), request, reply);
+  body = Buffer.from(text);
+  cache.set(key, body);
+  return sendStored(cache, key, body, request, reply);
 }
 
 /**
@@ -175,6 +132,9 @@ function sendStored(cache: ResponseCache, key: string, body: Buffer, request: Fa
   if (encoding === undefined) return reply.send(body);
   const packedKey = `${key}|${encoding}`;
   let packed = cache.get(packedKey);
-  packed ??= cache.set(packedKey, compressBody(body, encoding));
+  if (packed === undefined) {
+    packed = compressBody(body, encoding);
+    cache.set(packedKey, packed);
+  }
   return reply.header('Content-Encoding', encoding).header('Vary', 'Accept-Encoding').send(packed);
 }
