@@ -17,7 +17,8 @@ import { addressInUse, isAddressInUse, portProblem } from './listen-errors.js';
  * (one a core, or one pinned), and V8's helper threads for marking and scavenging then take
  * that core from the worker's own thread in the middle of a collection; at 1,000,000 foods,
  * one worker pinned to one core, fts cold c=64 max 114 → 78 ms and p99 5.11 → 4.71 ms, type-ahead
- * after words c=1 p99 5.45 → 3.92 ms (bench/README.md). A collection on the worker's thread
+ * after words c=1 p99 5.45 → 3.92 ms (partial bench runs of the same hour; the full run is in
+ * bench/README.md). A collection on the worker's thread
  * alone takes longer, and the old generation held ~10 MiB more at its peak over the bench's
  * scenarios (255 MiB with growth to 1.5 × the live heap): it grows to 1.4 ×.
  * `foodlookup start` (the bundled data) serves in its own process.

@@ -162,7 +162,8 @@ describe('the serving worker', () => {
       const pid = children(server.pid)[0]!;
       const worker = argv(pid);
       assert.ok(!worker.some((arg) => arg.startsWith('--max-semi-space-size')), worker.join(' '));
-      assert.ok(worker.includes('--heap-growing-percent=40'), worker.join(' '));
+      const growing = SERVING_V8_FLAGS.find((flag) => flag.startsWith('--heap-growing-percent='))!;
+      assert.ok(worker.includes(growing), worker.join(' '));
       assert.ok(environ(pid).includes('MALLOC_ARENA_MAX=2'));
       assert.ok(!environ(pid).some((v) => v.startsWith('MALLOC_MMAP_THRESHOLD_')), 'none of ours added to theirs');
     } finally {
