@@ -14,21 +14,6 @@ export const READ_TYPES: pg.CustomTypesConfig = {
     (oid === INT8 && format !== 'binary' ? (value: string): number => Number(value) : pg.types.getTypeParser(oid, format))) as pg.CustomTypesConfig['getTypeParser'],
 };
 
-/** How a query's rows are read: its type parsers, and arrays rather than objects. */
-export interface RowReading {
-  readonly types: pg.CustomTypesConfig;
-  readonly rowMode?: 'array';
-}
-
-/** Rows as objects, numbers parsed (READ_TYPES). */
-export const OBJECT_ROWS: RowReading = { types: READ_TYPES };
-
-/** Rows as arrays of the text PostgreSQL sends, no parser per value: a page's rows, made by record-rows.ts foodRowOf. */
-export const TEXT_ARRAY_ROWS: RowReading = {
-  types: { getTypeParser: ((): unknown => (value: string): string => value) as pg.CustomTypesConfig['getTypeParser'] },
-  rowMode: 'array',
-};
-
 /** One generation of the cache: rows by rid, and the rids of rows read by id by their foodId and revisionId. */
 class Generation {
   readonly rows = new Map<number, FoodRow>();
