@@ -10,7 +10,7 @@ import { fixtureCatalog, IDS } from '../helpers/fixture-catalog.js';
 import { fixturePath, tempDir } from '../helpers/paths.js';
 import { importInto, runCli } from '../helpers/cli.js';
 import { ADMIN_DATABASE_URL, NO_POSTGRES, testDatabaseUrl } from '../helpers/postgres.js';
-import { withClient } from '../../src/store/postgres/connection.js';
+import { STATEMENT_TIMEOUT_MS, withClient } from '../../src/store/postgres/connection.js';
 import { basic, TEST_TOKEN } from '../helpers/server.js';
 import { envelope } from '../helpers/soap.js';
 
@@ -393,6 +393,34 @@ describe('while PostgreSQL is away or hangs', { skip: ADMIN_DATABASE_URL ? false
       assert.equal((await server.fetch('/readyz')).status, 200);
     });
   }
+});
+
+describe("a version's search data slower to read than a request may wait", { skip: ADMIN_DATABASE_URL ? false : NO_POSTGRES }, () => {
+  it('is still loaded: the server starts when the read ends, and answers', async () => {
+    const url = (await testDatabaseUrl())!;
+    const imported = await runCli(['import', 'catalog', fixturePath('catalog.json'), '--database-url', url]);
+    assert.equal(imported.code, 0, imported.stderr);
+    await withClient(url, async (locker) => {
+      const schema = (await locker.query<{ value: string }>("SELECT value FROM foodlookup_meta WHERE key = 'catalog_schema'")).rows[0]!.value;
+      // The read of the version's blobs waits behind this lock longer than a request's statement may run.
+      await locker.query('BEGIN');
+      await locker.query(`LOCK TABLE ${schema}.search_blobs IN ACCESS EXCLUSIVE MODE`);
+      const started = performance.now();
+      const starting = serverOn({ 'database-url': url }).then((server) => ({ server }), (error: unknown) => ({ error }));
+      await new Promise((resolve) => setTimeout(resolve, STATEMENT_TIMEOUT_MS + 1500));
+      await locker.query('COMMIT');
+      const outcome = await starting;
+      assert.ok('server' in outcome, `the server did not start: ${'error' in outcome ? String(outcome.error) : ''}`);
+      try {
+        assert.ok(performance.now() - started >= STATEMENT_TIMEOUT_MS + 1500);
+        const searched = await outcome.server.fetch('/v1/foods?query=cheddar&limit=5');
+        assert.equal(searched.status, 200);
+        assert.ok(((await searched.json()) as { metadata: { total: number } }).metadata.total > 0);
+      } finally {
+        await outcome.server.close();
+      }
+    });
+  });
 });
 
 describe('which store the configuration names (a flag beats the environment)', () => {

@@ -21,7 +21,7 @@ import type { Correction } from '../../search/plan.js';
 import { recordsEngine } from '../../search/records.js';
 import { SearchIndex } from '../../search/search-index.js';
 import type { Synonyms } from '../../search/synonyms.js';
-import { describeDatabase, isUnavailable, openPool, unavailableOr } from './connection.js';
+import { describeDatabase, isUnavailable, LOAD_TIMEOUT_MS, openPool, unavailableOr } from './connection.js';
 import { CatalogFollower } from './follow.js';
 import { foodReads, numbered, PostgresDialect, unmatchablePrefix, type FoodReads, type Prepared } from './queries.js';
 import { groupedPage, groupedPageOfAll, groupMembers, type GroupMembers, type Groups } from './grouping.js';
@@ -132,7 +132,7 @@ export class PostgresCatalogStore implements CatalogStore {
     }
   }
 
-  private async query<R>(text: string, values: readonly unknown[] = [], options: { readonly binary?: boolean; readonly rowMode?: 'array' } = {}): Promise<R[]> {
+  private async query<R>(text: string, values: readonly unknown[] = [], options: { readonly rowMode?: 'array' } = {}): Promise<R[]> {
     try {
       const result = await this.pool.query({ text, values: values as unknown[], types: READ_TYPES, ...options });
       return result.rows as R[];
@@ -246,8 +246,7 @@ export class PostgresCatalogStore implements CatalogStore {
       this.query<TagRow & { rid: number }>(`SELECT rid, id, name, name_key, updated_at FROM ${t('tags')} ORDER BY name_key, id`),
       this.query<{ ancestor_id: string; rid: number }>(`SELECT cc.ancestor_id, c.rid FROM ${t('category_closure')} cc
         JOIN ${t('categories')} c ON c.id = cc.descendant_id`),
-      // In binary: the bytes as they are stored, not a hex text twice their size to decode.
-      this.query<{ key: string; value: Buffer }>(`SELECT key, value FROM ${t('search_blobs')}`, [], { binary: true }),
+      this.readBlobs(t('search_blobs')),
     ]);
     const closure = new Map<string, number[]>();
     for (const { ancestor_id: ancestor, rid } of closureRows) {
@@ -284,6 +283,33 @@ export class PostgresCatalogStore implements CatalogStore {
       ...(lastImportSeconds !== undefined ? { lastImportSeconds } : {}),
     };
     return version;
+  }
+
+  /**
+   * A version's search blobs, in one statement under the load's bound (LOAD_TIMEOUT_MS), not a
+   * request's; in binary: the bytes as they are stored, not a hex text twice their size to decode.
+   */
+  private async readBlobs(table: string): Promise<{ key: string; value: Buffer }[]> {
+    const client = await this.pool.connect().catch((error: unknown) => {
+      throw unavailableOr(error, this.url);
+    });
+    let failure: Error | undefined;
+    try {
+      await client.query('BEGIN READ ONLY');
+      await client.query(`SET LOCAL statement_timeout = ${LOAD_TIMEOUT_MS}`);
+      const read: pg.QueryConfig & { binary: boolean; query_timeout: number } = {
+        text: `SELECT key, value FROM ${table}`, types: READ_TYPES, binary: true, query_timeout: LOAD_TIMEOUT_MS + 500,
+      };
+      const { rows } = await client.query<{ key: string; value: Buffer }>(read);
+      await client.query('COMMIT');
+      return rows;
+    } catch (error) {
+      failure = error instanceof Error ? error : new Error(String(error));
+      throw unavailableOr(error, this.url);
+    } finally {
+      // A connection left in a failed transaction, or by a read its bound gave up on, is not reused.
+      client.release(failure);
+    }
   }
 
   /** Search data written by another format of the engine: built in memory from the version's rows, as SQLite does read-only. */
