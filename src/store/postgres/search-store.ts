@@ -1,8 +1,8 @@
 import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import { GENERIC_BRAND_IDS } from '../../domain/regions.js';
-import { MemoryBlobs } from '../../search/blobs.js';
 import { buildSearchData, type SearchFoodRow, type SearchSource } from '../../search/build.js';
+import { copyBinaryRows } from './copy-binary.js';
 import { copyLines, parseField } from './copy-text.js';
 
 /**
@@ -193,10 +193,20 @@ export async function rebuildSearchData(client: pg.ClientBase, schema: string): 
   await writeSearchBlobs(client, schema, blobs);
 }
 
-/** Every search blob of the version in `schema`, in memory: the engine reads them synchronously. */
-export async function loadSearchBlobs(client: pg.ClientBase | pg.Pool, schema: string): Promise<MemoryBlobs> {
-  const blobs = new MemoryBlobs();
-  const rows = await client.query<{ key: string; value: Buffer }>(`SELECT key, value FROM ${schema}.search_blobs`);
-  for (const row of rows.rows) blobs.put(row.key, row.value);
+/**
+ * Every search blob of the version in `schema`, in memory (the engine reads them synchronously),
+ * each as the bytes stored, through COPY's binary format (copy-binary.ts). `readTimeoutMs`
+ * bounds the read on the client's side, in place of the pool's bound for a request.
+ */
+export async function readSearchBlobs(client: pg.ClientBase, schema: string, readTimeoutMs: number): Promise<Map<string, Uint8Array>> {
+  const copy = copyTo(`COPY (SELECT key, value FROM ${schema}.search_blobs) TO STDOUT (FORMAT binary)`);
+  // pg bounds a query object by its own query_timeout when it has one, else by the client's.
+  const stream = client.query(Object.assign(copy, { query_timeout: readTimeoutMs }));
+  const blobs = new Map<string, Uint8Array>();
+  const names = new TextDecoder();
+  for await (const [key, value] of copyBinaryRows(stream)) {
+    if (!key || !value) throw new Error(`${schema}.search_blobs holds a NULL`);
+    blobs.set(names.decode(key), value);
+  }
   return blobs;
 }

@@ -29,7 +29,7 @@ import { FoodRowCache, FoodRowReader, READ_TYPES } from './records.js';
 import { RowAddresses } from './row-addresses.js';
 import { textRows } from './text-rows.js';
 import { catalogVersionOf, META_TABLE, migrate } from './schema.js';
-import { compareCodePoints, readSearchSource } from './search-store.js';
+import { compareCodePoints, readSearchBlobs, readSearchSource } from './search-store.js';
 import { beginPostgresImport } from './writer.js';
 
 /**
@@ -239,14 +239,14 @@ export class PostgresCatalogStore implements CatalogStore {
   private async loadVersion(schema: string, state: CatalogState, lastImportSeconds: number | undefined): Promise<Version> {
     const dialect = new PostgresDialect(schema);
     const t = (name: string): string => dialect.table(name);
-    const [brands, categories, tags, closureRows, blobRows] = await Promise.all([
+    const [brands, categories, tags, closureRows, blobs] = await Promise.all([
       this.query<BrandRow & { rid: number; name_key: string }>(`SELECT rid, id, name, name_key, region, updated_at FROM ${t('brands')} ORDER BY name_key, id`),
       this.query<CategoryRow & { rid: number; name_key: string }>(
         `SELECT rid, id, name, name_key, region, parent_id, is_leaf, hierarchy, updated_at FROM ${t('categories')}`),
       this.query<TagRow & { rid: number }>(`SELECT rid, id, name, name_key, updated_at FROM ${t('tags')} ORDER BY name_key, id`),
       this.query<{ ancestor_id: string; rid: number }>(`SELECT cc.ancestor_id, c.rid FROM ${t('category_closure')} cc
         JOIN ${t('categories')} c ON c.id = cc.descendant_id`),
-      this.readBlobs(t('search_blobs')),
+      this.readBlobs(schema),
     ]);
     const closure = new Map<string, number[]>();
     for (const { ancestor_id: ancestor, rid } of closureRows) {
@@ -254,11 +254,9 @@ export class PostgresCatalogStore implements CatalogStore {
       if (under === undefined) closure.set(ancestor, (under = []));
       under.push(rid);
     }
-    // The bytes pg read are kept as they are (MemoryBlobs would copy each: ~70 MiB more at
+    // The bytes read are kept as they are (MemoryBlobs would copy each: ~70 MiB more at
     // 1,000,000 foods while two versions are held).
-    const held = new Map<string, Uint8Array>(blobRows.map(({ key, value }) => [key, value]));
-    blobRows.length = 0;
-    const index = SearchIndex.load({ get: (name) => held.get(name) }) ?? await this.buildInMemory(schema);
+    const index = SearchIndex.load({ get: (name) => blobs.get(name) }) ?? await this.buildInMemory(schema);
     const dictionary = new CatalogDictionary(state, { brands, categories, tagsInNameOrder: tags });
     const sql = foodReads(dialect);
     const version: Version = {
@@ -287,9 +285,9 @@ export class PostgresCatalogStore implements CatalogStore {
 
   /**
    * A version's search blobs, in one statement under the load's bound (LOAD_TIMEOUT_MS), not a
-   * request's; in binary: the bytes as they are stored, not a hex text twice their size to decode.
+   * request's, as the bytes stored (search-store.ts readSearchBlobs: COPY's binary format).
    */
-  private async readBlobs(table: string): Promise<{ key: string; value: Buffer }[]> {
+  private async readBlobs(schema: string): Promise<Map<string, Uint8Array>> {
     const client = await this.pool.connect().catch((error: unknown) => {
       throw unavailableOr(error, this.url);
     });
@@ -297,12 +295,9 @@ export class PostgresCatalogStore implements CatalogStore {
     try {
       await client.query('BEGIN READ ONLY');
       await client.query(`SET LOCAL statement_timeout = ${LOAD_TIMEOUT_MS}`);
-      const read: pg.QueryConfig & { binary: boolean; query_timeout: number } = {
-        text: `SELECT key, value FROM ${table}`, types: READ_TYPES, binary: true, query_timeout: LOAD_TIMEOUT_MS + 500,
-      };
-      const { rows } = await client.query<{ key: string; value: Buffer }>(read);
+      const blobs = await readSearchBlobs(client, schema, LOAD_TIMEOUT_MS + 500);
       await client.query('COMMIT');
-      return rows;
+      return blobs;
     } catch (error) {
       failure = error instanceof Error ? error : new Error(String(error));
       throw unavailableOr(error, this.url);
