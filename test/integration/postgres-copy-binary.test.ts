@@ -73,9 +73,12 @@ describe("COPY's binary format, read", { skip: ADMIN_DATABASE_URL ? false : NO_P
     await assert.rejects(read(Readable.from([Buffer.concat(text)])), /not in the binary format/);
   });
 
-  it("reads a version's search blobs whole, and refuses a NULL among them", async () => {
+  it("reads a version's search blobs whole, leaves no timer behind, and refuses a NULL among them", async () => {
     await client.query("DELETE FROM v.search_blobs WHERE key = 'null'");
-    const blobs = await readSearchBlobs(client, 'v', 10_000);
+    const timers = (): number => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+    const before = timers();
+    const blobs = await readSearchBlobs(client, 'v', 60_000);
+    assert.equal(timers(), before, 'the read left its time bound running');
     assert.deepEqual(new Map([...blobs].map(([k, v]) => [k, Buffer.from(v)])), new Map(expected.filter(([k]) => k !== 'null')));
     await client.query("INSERT INTO v.search_blobs VALUES ('null', NULL)");
     await assert.rejects(readSearchBlobs(client, 'v', 10_000), /holds a NULL/);

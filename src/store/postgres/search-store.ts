@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import { GENERIC_BRAND_IDS } from '../../domain/regions.js';
@@ -12,10 +13,28 @@ import { copyLines, parseField } from './copy-text.js';
  * first (through COPY, the fastest way out of PostgreSQL) and handed over from memory.
  */
 
+/**
+ * Reads a COPY … TO STDOUT through `read`. pg bounds a query object by its own `query_timeout`
+ * when it has one (`readTimeoutMs`), else by the client's (a pool's: a request's 4.5 s), and
+ * clears that bound's timer only when the object calls back, which pg-copy-streams' never does:
+ * left running, it kept the process alive for the whole bound after every load, and then made
+ * the finished stream emit an error. It is called back here when the read is over.
+ */
+async function copyOutOf<T>(client: pg.ClientBase, copy: string, read: (stream: Readable) => Promise<T>, readTimeoutMs?: number): Promise<T> {
+  const query: ReturnType<typeof copyTo> & { query_timeout?: number; callback?: () => void } = copyTo(copy);
+  if (readTimeoutMs !== undefined) query.query_timeout = readTimeoutMs;
+  try {
+    return await read(client.query(query));
+  } finally {
+    query.callback?.();
+  }
+}
+
 /** Fields of each line of a COPY (…) TO STDOUT, parsed. */
 async function copyOut(client: pg.ClientBase, sql: string, each: (fields: string[]) => void): Promise<void> {
-  const stream = client.query(copyTo(`COPY (${sql}) TO STDOUT`));
-  for await (const fields of copyLines(stream)) each(fields);
+  await copyOutOf(client, `COPY (${sql}) TO STDOUT`, async (stream) => {
+    for await (const fields of copyLines(stream)) each(fields);
+  });
 }
 
 /** Every row the builder reads, of the catalogue in `schema`, held in memory. */
@@ -199,14 +218,13 @@ export async function rebuildSearchData(client: pg.ClientBase, schema: string): 
  * bounds the read on the client's side, in place of the pool's bound for a request.
  */
 export async function readSearchBlobs(client: pg.ClientBase, schema: string, readTimeoutMs: number): Promise<Map<string, Uint8Array>> {
-  const copy = copyTo(`COPY (SELECT key, value FROM ${schema}.search_blobs) TO STDOUT (FORMAT binary)`);
-  // pg bounds a query object by its own query_timeout when it has one, else by the client's.
-  const stream = client.query(Object.assign(copy, { query_timeout: readTimeoutMs }));
   const blobs = new Map<string, Uint8Array>();
   const names = new TextDecoder();
-  for await (const [key, value] of copyBinaryRows(stream)) {
-    if (!key || !value) throw new Error(`${schema}.search_blobs holds a NULL`);
-    blobs.set(names.decode(key), value);
-  }
+  await copyOutOf(client, `COPY (SELECT key, value FROM ${schema}.search_blobs) TO STDOUT (FORMAT binary)`, async (stream) => {
+    for await (const [key, value] of copyBinaryRows(stream)) {
+      if (!key || !value) throw new Error(`${schema}.search_blobs holds a NULL`);
+      blobs.set(names.decode(key), value);
+    }
+  }, readTimeoutMs);
   return blobs;
 }
