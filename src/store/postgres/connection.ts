@@ -11,11 +11,11 @@ export const CONNECT_TIMEOUT_MS = 2000;
 /** Longest a request's statement runs, client side and server side. */
 export const STATEMENT_TIMEOUT_MS = 4000;
 /**
- * Longest a replica's read of a version's search data runs (one statement: ~170 MiB at
- * 1,000,000 foods). No request waits for it — a replica loads before it listens and switches
- * in the background — so it bounds a hang, not a client's wait. Under the requests' 4 s, a
- * read slowed by the disk (~170 MiB of TOAST out of the page cache on a loaded VM) was cancelled
- * every time: the replica could not start, nor switch to a new version.
+ * Longest a replica's read of a version's search data runs (one COPY: 123 MiB at 1,000,000
+ * foods). No request waits for it — a replica loads before it listens and switches in the
+ * background — so it bounds a hang, not a client's wait. Under the requests' 4 s, that read
+ * (then as hex text, twice the size) was cancelled every time on a loaded VM whose disk had
+ * dropped it from the page cache: the replica could not start, nor switch to a new version.
  */
 export const LOAD_TIMEOUT_MS = 120_000;
 
