@@ -91,14 +91,24 @@ export function foodWords(food: FoodTexts): { words: WordPlace[]; segments: numb
     }
     if (segment >= 0 && segment < COUNTED_SEGMENTS) place.segments |= 1 << segment;
   };
-  const segments = nameSegments(food.name);
+  const segments = nameSegments(food.name).map(foldedWords).filter((words) => words.length > 0);
   const segmentWords: string[][] = [];
   let counted = 0;
-  for (const text of segments) {
-    const inSegment = foldedWords(text);
-    // Empty segments (`a,,b`) are not counted: the next one takes their place.
-    if (inSegment.length === 0) continue;
+  // A name that opens with its maker (`BURGER KING, CHICKEN TENDERS`, brand Burger King
+  // Corporation) has no food at its head: that segment's words stand in the name as a later
+  // segment's do, and count for no segment. The next segments keep their places: promoted
+  // to the head, a maker's dish (`McDONALD'S, Bacon, Egg & Cheese McGRIDDLES`) came before the
+  // plain food (`bacon`, on the judged set).
+  const brandWords = foldedWords(food.brand);
+  const maker = segments.length > 1 && segments[0]!.every((word) => brandWords.includes(word));
+  for (const inSegment of segments) {
+    // Empty segments (`a,,b`) were dropped: the next one takes their place.
     const index = counted++;
+    if (index === 0 && maker) {
+      segmentWords.push([]);
+      for (const word of inSegment) add(word, PLACEMENT.laterSegment, -1);
+      continue;
+    }
     if (index < COUNTED_SEGMENTS) segmentWords.push(inSegment);
     inSegment.forEach((word, i) => {
       const placement = index === 0 ? (i === 0 ? PLACEMENT.head : PLACEMENT.headSegment) : index === 1 ? PLACEMENT.secondSegment : PLACEMENT.laterSegment;
@@ -107,7 +117,7 @@ export function foodWords(food: FoodTexts): { words: WordPlace[]; segments: numb
   }
   for (const word of foldedWords(food.classification)) add(word, PLACEMENT.classification, -1);
   for (const word of foldedWords(food.otherNames)) add(word, PLACEMENT.otherNames, -1);
-  for (const word of foldedWords(food.brand)) add(word, PLACEMENT.brand, -1);
+  for (const word of brandWords) add(word, PLACEMENT.brand, -1);
   for (const word of foldedWords(food.description)) add(word, PLACEMENT.description, -1);
   return { words, segments: counted, segmentWords };
 }

@@ -66,6 +66,9 @@ const CATALOG = {
     f('Fruit tart', { category: u(12), description: 'with berries' }),
     f('Yogurt, plain', { category: u(12), brand: u(1), tags: [u(20)] }),
     f('Milk, 12345 batch', { category: u(13) }),
+    f('ZEBRA DAIRY, Vanilla ice cream', { category: u(12), brand: u(1), servings: serving(8) }),
+    f('Zebra cakes, chocolate', { category: u(12) }),
+    f('Vanilla pudding', { category: u(12), brand: u(1) }),
   ],
 };
 
@@ -213,6 +216,13 @@ forEachStore((kind) => {
       assert.equal((await names('apples raw'))[0], 'Apples, raw, with skin');
       assert.equal((await names('cheddar'))[0], 'Cheese, cheddar');
       assert.equal((await names('ched*'))[0], 'Cheese, cheddar');
+    });
+
+    test('a name that opens with its brand has no food at its head: the maker\'s words still count as the name\'s', async () => {
+      // Brand Zebra Dairy: its foods named `ZEBRA DAIRY, …` (as USDA names `BURGER KING, …`) do
+      // not take the head's weight for the maker's words, whatever their servings.
+      assert.deepEqual((await names('zebra')).slice(0, 2), ['Zebra cakes, chocolate', 'ZEBRA DAIRY, Vanilla ice cream']);
+      assert.deepEqual(await names('zebra vanilla'), ['ZEBRA DAIRY, Vanilla ice cream', 'Vanilla pudding']);
     });
   });
 
