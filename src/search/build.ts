@@ -6,6 +6,7 @@ import { RANKING_VERSION, kindOf, packShape } from './ranking.js';
 import { buildDeletionIndex } from './typos.js';
 import { FormGroups } from './word-forms.js';
 import { MARK, nameMarks } from './food-words.js';
+import { writeNameKeys } from './name-keys.js';
 import { formBit } from './plan.js';
 import { SEARCH_DATA_FORMAT, TOP_DEPTH, topMinFoods, type SearchMeta } from './search-meta.js';
 import { writeTopLists } from './top-lists.js';
@@ -84,6 +85,11 @@ export interface BuildOptions {
    * in memory (PostgreSQL, a build in memory) leaves them out; the engine then makes those lists.
    */
   readonly prefixUnions?: boolean;
+  /**
+   * Also store every food's folded name in name order (name-keys.ts): for a store whose name
+   * index is a round trip away (PostgreSQL), so that a prefix search finds its run in memory.
+   */
+  readonly nameKeys?: boolean;
 }
 
 /** Builds every blob of the catalogue's search data; returns the number of words. */
@@ -106,6 +112,7 @@ export function buildSearchData(source: SearchSource, out: SearchBlobWriter, opt
   const categoryOf = new Uint32Array(ridLimit);
   const servingsOf = new Uint8Array(ridLimit);
   const marksOf = new Uint8Array(ridLimit);
+  const nameOf = options.nameKeys ? new Array<string>(ridLimit) : undefined;
   // Every food's words, in the source's order: word numbers (by first sight) and codes
   // (placement, counted segments); `start[k]` is food k's first entry, `ridAt[k]` its rid.
   const wordNumber = new Map<string, number>();
@@ -120,6 +127,7 @@ export function buildSearchData(source: SearchSource, out: SearchBlobWriter, opt
     const rid = food.rid;
     entryOf[rid] = ridAt.length;
     lengthOf[rid] = codePoints(food.name);
+    if (nameOf !== undefined) nameOf[rid] = food.name;
     region[rid] = REGIONS.indexOf(food.region as (typeof REGIONS)[number]) + 1;
     brandOf[rid] = food.brand;
     categoryOf[rid] = food.category;
@@ -147,12 +155,15 @@ export function buildSearchData(source: SearchSource, out: SearchBlobWriter, opt
   const nameLength = new Uint32Array(foods);
   let longest = 0;
   let places = 0;
+  const namesInOrder: string[] = [];
   for (const rid of source.nameOrder()) {
     nameLength[places] = lengthOf[rid]!;
     if (lengthOf[rid]! > longest) longest = lengthOf[rid]!;
     place[rid] = places++;
+    if (nameOf !== undefined) namesInOrder.push(nameOf[rid]!);
   }
   if (places !== foods) throw new Error(`the source listed ${foods} foods and ${places} in name order`);
+  if (nameOf !== undefined) writeNameKeys(namesInOrder, out);
 
   // The vocabulary, sorted; groups of forms over it.
   const order = words.map((_, i) => i).sort((a, b) => (words[a]! < words[b]! ? -1 : words[a]! > words[b]! ? 1 : 0));

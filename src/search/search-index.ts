@@ -1,5 +1,6 @@
 import { readIds, readJson, readUint32, type Ids, type SearchBlobs } from './blobs.js';
 import { NO_PLACE } from './build.js';
+import { NameKeys } from './name-keys.js';
 import type { NamePlaces } from './name-order.js';
 import { decodeGroupPostings, decodeSlotPostings, postingsBytes, type GroupPostings, type SlotPostings } from './postings.js';
 import { RANKING_VERSION } from './ranking.js';
@@ -89,6 +90,7 @@ export class SearchIndex implements FoodRanks {
   readonly facts: FoodFacts;
   private readonly lists = new ListCache(LIST_CACHE_BYTES);
   private loadedNames: NamePlaces | undefined;
+  private loadedKeys: NameKeys | null | undefined;
 
   private constructor(readonly meta: SearchMeta, readonly vocabulary: Vocabulary, private readonly blobs: SearchBlobs, facts: FoodFacts, shape: Uint32Array, servings: Uint8Array, marks: Uint8Array) {
     this.facts = facts;
@@ -164,6 +166,12 @@ export class SearchIndex implements FoodRanks {
       this.loadedNames = { byPlace, nameLength, maxLength };
     }
     return this.loadedNames;
+  }
+
+  /** Every food's folded name in name order, when the import stored them (name-keys.ts; PostgreSQL's). */
+  nameKeys(): NameKeys | undefined {
+    if (this.loadedKeys === undefined) this.loadedKeys = NameKeys.load(this.blobs) ?? null;
+    return this.loadedKeys ?? undefined;
   }
 
   /** A mid-sized type-ahead prefix's list, when the import stored it (top-lists.ts `prefixUnionKey`); not cached here. */

@@ -217,6 +217,26 @@ describe('the PostgreSQL store answers as SQLite does', { skip: ADMIN_DATABASE_U
     }
   });
 
+  it('finds a prefix search\'s run of names in memory: with the name column out of reach, the same bytes', async () => {
+    const fresh = await serverOn({ 'database-url': url });
+    const schema = await withClient(url, async (client) => (await client.query<{ value: string }>("SELECT value FROM foodlookup_meta WHERE key = 'catalog_schema'")).rows[0]!.value);
+    // A name_key PostgreSQL no longer has: a query that asked for it would fail.
+    await withClient(url, (client) => client.query(`ALTER TABLE ${schema}.foods RENAME COLUMN name_key TO name_key_away`));
+    try {
+      for (const prefix of PREFIXES) {
+        for (const extra of ['limit=100', 'limit=100&order=name:desc', 'offset=1&limit=5', 'limit=100&region=au']) {
+          const path = `/v1/foods?query-type=prefix&query=${encodeURIComponent(prefix)}&${extra}`;
+          const answer = await ask(fresh, path);
+          assert.equal(answer.status, 200, path);
+          assert.deepEqual(answer, await ask(sqlite, path), path);
+        }
+      }
+    } finally {
+      await withClient(url, (client) => client.query(`ALTER TABLE ${schema}.foods RENAME COLUMN name_key_away TO name_key`));
+      await fresh.close();
+    }
+  });
+
   it('moves Last-Modified and the answers to a newly imported version, with no failed request under load', async () => {
     const total = async (): Promise<{ total: number; lastModified: string | null; etag: string | null }> => {
       const response = await postgres.fetch('/v1/foods?limit=100');

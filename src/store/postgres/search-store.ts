@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import { GENERIC_BRAND_IDS } from '../../domain/regions.js';
-import { buildSearchData, type SearchFoodRow, type SearchSource } from '../../search/build.js';
+import { buildSearchData, type BuildOptions, type SearchFoodRow, type SearchSource } from '../../search/build.js';
 import { copyBinaryRows } from './copy-binary.js';
 import { copyLines, parseField } from './copy-text.js';
 
@@ -176,10 +176,13 @@ export function importedSearchSource(
   };
 }
 
+/** How PostgreSQL's search data is built: with the names in name order, so that a replica finds a prefix's run in memory. */
+export const PG_BUILD: BuildOptions = { nameKeys: true };
+
 /** The blobs of the search data built from `source`, in the order the builder wrote them. */
 export function buildSearchBlobs(source: SearchSource): [string, Uint8Array][] {
   const blobs: [string, Uint8Array][] = [];
-  buildSearchData(source, { put: (name, value) => blobs.push([name, value.slice()]) });
+  buildSearchData(source, { put: (name, value) => blobs.push([name, value.slice()]) }, PG_BUILD);
   return blobs;
 }
 

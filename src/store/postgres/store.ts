@@ -29,7 +29,7 @@ import { FoodRowCache, FoodRowReader, READ_TYPES } from './records.js';
 import { RowAddresses } from './row-addresses.js';
 import { textRows } from './text-rows.js';
 import { catalogVersionOf, META_TABLE, migrate } from './schema.js';
-import { compareCodePoints, readSearchBlobs, readSearchSource } from './search-store.js';
+import { PG_BUILD, compareCodePoints, readSearchBlobs, readSearchSource } from './search-store.js';
 import { beginPostgresImport } from './writer.js';
 
 /**
@@ -314,7 +314,7 @@ export class PostgresCatalogStore implements CatalogStore {
     });
     try {
       const memory = new MemoryBlobs();
-      buildSearchData(await readSearchSource(client, schema), memory);
+      buildSearchData(await readSearchSource(client, schema), memory, PG_BUILD);
       return SearchIndex.load(memory)!;
     } finally {
       client.release();
@@ -396,11 +396,14 @@ export class PostgresCatalogStore implements CatalogStore {
   }
 
   /**
-   * The places in name order where the run of names starting with `key` begins and ends, read
-   * once per version and key (one round trip less for every prefix search asked before).
+   * The places in name order where the run of names starting with `key` begins and ends: from
+   * the version's names in memory (search/name-keys.ts), or, for search data written without
+   * them (an earlier release's import), read once per version and key.
    */
   private async prefixPlaces(v: Version, key: string): Promise<ReadonlyMap<string, number>> {
     const end = key + MAX_CHAR;
+    const names = v.engine.index.nameKeys();
+    if (names !== undefined) return new Map([[key, names.firstPlaceFrom(key)], [end, names.firstPlaceFrom(end)]]);
     const [held, heldEnd] = [v.places.get(key), v.places.get(end)];
     if (held !== undefined && heldEnd !== undefined) return new Map([[key, held], [end, heldEnd]]);
     // No name holds a NUL (PostgreSQL's text cannot): the first name >= `a\0…` is the first > `a`.
