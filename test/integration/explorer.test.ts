@@ -60,7 +60,12 @@ describe('over the bundled USDA data', () => {
     const page = await chromium.newPage();
     const failures: string[] = [];
     page.on('pageerror', (error) => failures.push(error.message));
-    page.on('requestfailed', (request) => failures.push(`${request.url()} ${request.failure()?.errorText ?? ''}`));
+    page.on('requestfailed', (request) => {
+      const error = request.failure()?.errorText ?? '';
+      // The explorer cancels a search the next keystroke supersedes (only the latest is shown).
+      if (error === 'net::ERR_ABORTED' && new URL(request.url()).pathname === '/v1/foods') return;
+      failures.push(`${request.url()} ${error}`);
+    });
     await page.goto(`${server.url}/`);
     await page.fill('#token', TEST_TOKEN);
     await page.press('#token', 'Tab');
