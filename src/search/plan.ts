@@ -1,6 +1,6 @@
 import type { QueryWord } from '../domain/text.js';
 import { ALL_FORMS, type Alternative, type Choice, type Slot, type Term } from './slots.js';
-import { MAX_QUERY_WORDS, WEIGHTS, completionOffset } from './ranking.js';
+import { MAX_QUERY_WORDS, WEIGHTS, commonnessOffset } from './ranking.js';
 import type { Synonyms } from './synonyms.js';
 import { editsAllowed } from './typos.js';
 import type { Vocabulary } from './vocabulary.js';
@@ -119,7 +119,7 @@ export function planQuery(words: readonly QueryWord[], vocabulary: Vocabulary, s
         const choices = new Map<number, Choice>();
         for (const { word: w, distance } of found) {
           const group = vocabulary.groupOf[w]!;
-          const offset = WEIGHTS.perEdit * distance;
+          const offset = WEIGHTS.perEdit * distance + commonnessOffset(vocabulary.groupFoods[group]!);
           if ((choices.get(group)?.offset ?? -Infinity) < offset) choices.set(group, { group, forms: ALL_FORMS, offset });
         }
         alternatives.push({ terms: [{ choices: [...choices.values()] }], offset: 0, words: 1 });
@@ -153,7 +153,7 @@ export function prefixAlternatives(prefix: string, vocabulary: Vocabulary, nameO
     group,
     // Every form of the group begins with the prefix: no need to look at forms.
     forms: bits === allFormsOf(vocabulary, group) ? ALL_FORMS : bits,
-    offset: completionOffset(vocabulary.groupFoods[group]!),
+    offset: commonnessOffset(vocabulary.groupFoods[group]!),
   }));
   return [{ terms: [{ choices }], offset: 0, words: 1 }];
 }

@@ -13,8 +13,8 @@ import { COUNTED_SEGMENTS, FIRST_OUTSIDE_NAME, PLACEMENTS } from './food-text.js
  *
  * - value: a word at the head of the name (`Apples, raw` for `apple`) is worth most, then the
  *   head segment, the second segment, later segments, then the other fields;
- * - offset: what the word's match cost (a typo correction, a synonym) or, for a type-ahead
- *   word, how common its completion is;
+ * - offset: what the word's match cost (a typo correction, a synonym) and, for a type-ahead
+ *   word's completion or a typo's correction, how common that word is;
  * - static: how plain the food is (fewer segments and words);
  * - the bonuses: the query names the food's whole head segment (`Apples` in `Apples, raw`,
  *   not `Apple juice, canned`), a whole later segment, or the whole name.
@@ -40,7 +40,7 @@ export const WEIGHTS = {
   perEdit: -8,
   /** A word matched through a synonym (a penalty of 4 cost 0.01 of s@1 on the judged set: a synonym is what the person meant). */
   synonym: 0,
-  /** A type-ahead completion, per doubling of the foods that have it. */
+  /** A type-ahead completion or a typo's correction, per doubling of the foods that have it. */
   perCompletionDoubling: 2,
 } as const;
 
@@ -124,9 +124,10 @@ export function staticScore(servings: number, marks: number): number {
 }
 
 /**
- * A type-ahead completion's offset: completions that more foods have come first (`mil*` is
- * `milk` before `millet`), by the number of foods with the word, in powers of two.
+ * The offset of a word a query reaches by a type-ahead completion or a typo's correction: words
+ * that more foods have come first (`mil*` is `milk` before `millet`; `grean` is `green` before
+ * `great`), by the number of foods with the word, in powers of two.
  */
-export function completionOffset(foods: number): number {
+export function commonnessOffset(foods: number): number {
   return WEIGHTS.perCompletionDoubling * Math.min(16, Math.floor(Math.log2(foods + 1)));
 }

@@ -69,6 +69,11 @@ const CATALOG = {
     f('ZEBRA DAIRY, Vanilla ice cream', { category: u(12), brand: u(1), servings: serving(8) }),
     f('Zebra cakes, chocolate', { category: u(12) }),
     f('Vanilla pudding', { category: u(12), brand: u(1) }),
+    f('Beans, great'),
+    f('Beans, green'),
+    f('Green tea', { category: u(13) }),
+    f('Green peppers, raw'),
+    f('Green onions, raw'),
   ],
 };
 
@@ -146,6 +151,13 @@ forEachStore((kind) => {
         assert.deepEqual(found.names, [], query);
         assert.equal(found.metadata.corrections, undefined, query);
       }
+    });
+
+    test('of several corrections as near, the word more foods have ranks first', async () => {
+      // `grean` is one edit from `great` (1 food) and `green` (4): the two beans differ in nothing else.
+      const { names: found, metadata } = await list('grean beans');
+      assert.deepEqual(metadata.corrections, [{ word: 'grean', as: ['great', 'green'] }]);
+      assert.deepEqual(found, ['Beans, green', 'Beans, great']);
     });
 
     test('a word that matches something as typed is never corrected; metadata has no corrections then', async () => {
