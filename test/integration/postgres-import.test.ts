@@ -252,6 +252,24 @@ describe('import --database-url: the same catalogue as SQLite', () => {
     }
   });
 
+  test('names without such characters in the same order: a name before the names it begins, equal names by id', async (t) => {
+    if (!url) return t.skip(NO_POSTGRES);
+    // The common path sorts one string a food (search-store.ts nameOrder): `apple` must come
+    // before `apple pie` and `apple!`, which sort after it by their next character.
+    const catalog = fixtureCatalog();
+    const extra = ['Apple pie', 'Apple', 'Apple!', 'Apple', 'Apple, raw', 'Apple\tcake', 'Applesauce', 'Apple']
+      .map((name, i) => JSON.stringify({ kind: 'food', ...catalog.foods[0], foodId: u(690 - i), name, upcs: {} }));
+    const file = writeJsonl('ascii-names.jsonl', catalog, extra);
+    const own = await testDatabaseUrl();
+    try {
+      const imported = await twinImport(join(dir, 'ascii-names.db'), own!, file);
+      assert.equal(imported.code, 0, imported.stderr);
+      assert.equal(await postgresCatalog(own!), sqliteCatalog(join(dir, 'ascii-names.db')));
+    } finally {
+      await dropTestDatabase(own!);
+    }
+  });
+
   test('foods streamed in many small pieces, their tags and barcodes copied between them: the same catalogue as SQLite', async (t) => {
     if (!url) return t.skip(NO_POSTGRES);
     const file = join(dir, 'pieces.jsonl');
