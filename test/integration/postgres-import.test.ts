@@ -233,41 +233,34 @@ describe('import --database-url: the same catalogue as SQLite', () => {
     assert.match(skipped.stdout, /2 skipped/);
   });
 
+  /** The fixture catalogue and foods of these names (ids counting down from `firstId`), imported into both stores: the same catalogue. */
+  async function sameCatalogWithNames(label: string, names: readonly string[], firstId: number): Promise<void> {
+    const catalog = fixtureCatalog();
+    const extra = names.map((name, i) => JSON.stringify({ kind: 'food', ...catalog.foods[0], foodId: u(firstId - i), name, upcs: {} }));
+    const file = writeJsonl(`${label}.jsonl`, catalog, extra);
+    const own = await testDatabaseUrl();
+    try {
+      const imported = await twinImport(join(dir, `${label}.db`), own!, file);
+      assert.equal(imported.code, 0, imported.stderr);
+      assert.equal(await postgresCatalog(own!), sqliteCatalog(join(dir, `${label}.db`)));
+    } finally {
+      await dropTestDatabase(own!);
+    }
+  }
+
   test('names in code point order as SQLite sorts them: U+E000–U+FFFF before characters above U+FFFF, equal names by id', async (t) => {
     if (!url) return t.skip(NO_POSTGRES);
     // In UTF-16 (JavaScript's own string order) U+1F9C0 (a surrogate pair) comes before U+E000;
     // in code point order (SQLite's BINARY, PostgreSQL's "C") after it. The search data's name
     // order must be SQLite's, byte for byte.
-    const catalog = fixtureCatalog();
-    const extra = ['Cheddar \u{1F9C0} aged', 'Cheddar \uE000 aged', 'Cheddar \uFFFD aged', 'Cheddar aged', 'Cheddar aged']
-      .map((name, i) => JSON.stringify({ kind: 'food', ...catalog.foods[0], foodId: u(680 - i), name, upcs: {} }));
-    const file = writeJsonl('code-points.jsonl', catalog, extra);
-    const own = await testDatabaseUrl();
-    try {
-      const imported = await twinImport(join(dir, 'code-points.db'), own!, file);
-      assert.equal(imported.code, 0, imported.stderr);
-      assert.equal(await postgresCatalog(own!), sqliteCatalog(join(dir, 'code-points.db')));
-    } finally {
-      await dropTestDatabase(own!);
-    }
+    await sameCatalogWithNames('code-points', ['Cheddar \u{1F9C0} aged', 'Cheddar \uE000 aged', 'Cheddar \uFFFD aged', 'Cheddar aged', 'Cheddar aged'], 680);
   });
 
   test('names without such characters in the same order: a name before the names it begins, equal names by id', async (t) => {
     if (!url) return t.skip(NO_POSTGRES);
     // The common path sorts one string a food (search-store.ts nameOrder): `apple` must come
     // before `apple pie` and `apple!`, which sort after it by their next character.
-    const catalog = fixtureCatalog();
-    const extra = ['Apple pie', 'Apple', 'Apple!', 'Apple', 'Apple, raw', 'Apple\tcake', 'Applesauce', 'Apple']
-      .map((name, i) => JSON.stringify({ kind: 'food', ...catalog.foods[0], foodId: u(690 - i), name, upcs: {} }));
-    const file = writeJsonl('ascii-names.jsonl', catalog, extra);
-    const own = await testDatabaseUrl();
-    try {
-      const imported = await twinImport(join(dir, 'ascii-names.db'), own!, file);
-      assert.equal(imported.code, 0, imported.stderr);
-      assert.equal(await postgresCatalog(own!), sqliteCatalog(join(dir, 'ascii-names.db')));
-    } finally {
-      await dropTestDatabase(own!);
-    }
+    await sameCatalogWithNames('ascii-names', ['Apple pie', 'Apple', 'Apple!', 'Apple', 'Apple, raw', 'Apple\tcake', 'Applesauce', 'Apple'], 690);
   });
 
   test('foods streamed in many small pieces, their tags and barcodes copied between them: the same catalogue as SQLite', async (t) => {
