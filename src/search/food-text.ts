@@ -74,10 +74,10 @@ export interface WordPlace {
 }
 
 /**
- * The food's distinct words with their placements (in order of first appearance), and its
- * name's shape: the number of segments and the words of each counted segment.
+ * The food's distinct words with their placements and the counted name segments each is in, in
+ * order of first appearance (the importer makes each food's shape from these: build.ts).
  */
-export function foodWords(food: FoodTexts): { words: WordPlace[]; segments: number; segmentWords: string[][] } {
+export function foodWords(food: FoodTexts): { words: WordPlace[] } {
   const byWord = new Map<string, WordPlace>();
   const words: WordPlace[] = [];
   const add = (word: string, placement: Placement, segment: number): void => {
@@ -91,9 +91,8 @@ export function foodWords(food: FoodTexts): { words: WordPlace[]; segments: numb
     }
     if (segment >= 0 && segment < COUNTED_SEGMENTS) place.segments |= 1 << segment;
   };
-  const segments = nameSegments(food.name).map(foldedWords).filter((words) => words.length > 0);
-  const segmentWords: string[][] = [];
-  let counted = 0;
+  // Empty segments (`a,,b`) are dropped: the next one takes their place.
+  const segments = nameSegments(food.name).map(foldedWords).filter((inSegment) => inSegment.length > 0);
   // A name that opens with its maker (`BURGER KING, CHICKEN TENDERS`, brand Burger King
   // Corporation) has no food at its head: that segment's words stand in the name as a later
   // segment's do, and count for no segment. The next segments keep their places: promoted
@@ -101,23 +100,19 @@ export function foodWords(food: FoodTexts): { words: WordPlace[]; segments: numb
   // plain food (`bacon`, on the judged set).
   const brandWords = foldedWords(food.brand);
   const maker = segments.length > 1 && segments[0]!.every((word) => brandWords.includes(word));
-  for (const inSegment of segments) {
-    // Empty segments (`a,,b`) were dropped: the next one takes their place.
-    const index = counted++;
+  segments.forEach((inSegment, index) => {
     if (index === 0 && maker) {
-      segmentWords.push([]);
       for (const word of inSegment) add(word, PLACEMENT.laterSegment, -1);
-      continue;
+      return;
     }
-    if (index < COUNTED_SEGMENTS) segmentWords.push(inSegment);
     inSegment.forEach((word, i) => {
       const placement = index === 0 ? (i === 0 ? PLACEMENT.head : PLACEMENT.headSegment) : index === 1 ? PLACEMENT.secondSegment : PLACEMENT.laterSegment;
       add(word, placement, index);
     });
-  }
+  });
   for (const word of foldedWords(food.classification)) add(word, PLACEMENT.classification, -1);
   for (const word of foldedWords(food.otherNames)) add(word, PLACEMENT.otherNames, -1);
   for (const word of brandWords) add(word, PLACEMENT.brand, -1);
   for (const word of foldedWords(food.description)) add(word, PLACEMENT.description, -1);
-  return { words, segments: counted, segmentWords };
+  return { words };
 }
