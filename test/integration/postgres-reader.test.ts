@@ -417,14 +417,26 @@ describe('while PostgreSQL is away or hangs', { skip: ADMIN_DATABASE_URL ? false
 
 describe("a version's search data slower to read than a request may wait", { skip: ADMIN_DATABASE_URL ? false : NO_POSTGRES }, () => {
   it('is still loaded: the server starts when the read ends, and answers', async () => {
+    await startsWhileLocked('search_blobs');
+  });
+
+  it('is still built from the rows when it is of another format: the server starts when the read ends, and answers', async () => {
+    // Without its meta blob the version's search data is not this program's (an earlier
+    // release's import): each replica builds it in memory from the foods, which are locked.
+    await startsWhileLocked('foods', (schema) => `DELETE FROM ${schema}.search_blobs WHERE key = 'meta'`);
+  });
+
+  /** A server started on a freshly imported catalogue while `table` of its version is locked longer than a request may wait. */
+  async function startsWhileLocked(table: string, change?: (schema: string) => string): Promise<void> {
     const url = (await testDatabaseUrl())!;
     const imported = await runCli(['import', 'catalog', fixturePath('catalog.json'), '--database-url', url]);
     assert.equal(imported.code, 0, imported.stderr);
     await withClient(url, async (locker) => {
       const schema = (await locker.query<{ value: string }>("SELECT value FROM foodlookup_meta WHERE key = 'catalog_schema'")).rows[0]!.value;
-      // The read of the version's blobs waits behind this lock longer than a request's statement may run.
+      if (change) await locker.query(change(schema));
+      // The version's load waits behind this lock longer than a request's statement may run.
       await locker.query('BEGIN');
-      await locker.query(`LOCK TABLE ${schema}.search_blobs IN ACCESS EXCLUSIVE MODE`);
+      await locker.query(`LOCK TABLE ${schema}.${table} IN ACCESS EXCLUSIVE MODE`);
       const started = performance.now();
       const starting = serverOn({ 'database-url': url }).then((server) => ({ server }), (error: unknown) => ({ error }));
       await new Promise((resolve) => setTimeout(resolve, STATEMENT_TIMEOUT_MS + 1500));
@@ -440,7 +452,7 @@ describe("a version's search data slower to read than a request may wait", { ski
         await outcome.server.close();
       }
     });
-  });
+  }
 });
 
 describe('which store the configuration names (a flag beats the environment)', () => {

@@ -30,15 +30,19 @@ async function copyOutOf<T>(client: pg.ClientBase, copy: string, read: (stream: 
   }
 }
 
-/** Fields of each line of a COPY (…) TO STDOUT, parsed. */
-async function copyOut(client: pg.ClientBase, sql: string, each: (fields: string[]) => void): Promise<void> {
+/** Fields of each line of a COPY (…) TO STDOUT, parsed; `readTimeoutMs` as copyOutOf's. */
+async function copyOut(client: pg.ClientBase, sql: string, each: (fields: string[]) => void, readTimeoutMs?: number): Promise<void> {
   await copyOutOf(client, `COPY (${sql}) TO STDOUT`, async (stream) => {
     for await (const fields of copyLines(stream)) each(fields);
-  });
+  }, readTimeoutMs);
 }
 
-/** Every row the builder reads, of the catalogue in `schema`, held in memory. */
-export async function readSearchSource(client: pg.ClientBase, schema: string): Promise<SearchSource> {
+/**
+ * Every row the builder reads, of the catalogue in `schema`, held in memory. `readTimeoutMs`
+ * bounds each read on the client's side in place of the client's own bound (a replica's
+ * load: readSearchBlobs).
+ */
+export async function readSearchSource(client: pg.ClientBase, schema: string, readTimeoutMs?: number): Promise<SearchSource> {
   const generic = new Set<string>(Object.values(GENERIC_BRAND_IDS));
   const foods: SearchFoodRow[] = [];
   let ridLimit = 0;
@@ -52,13 +56,13 @@ export async function readSearchSource(client: pg.ClientBase, schema: string): P
       rid, name: parseField(row[1]!)!, classification: parseField(row[2]!)!, otherNames: parseField(row[3]!)!, description: parseField(row[4]!)!,
       servings: Number(row[5]), region: parseField(row[6]!)!, brand: Number(row[7]), category: Number(row[8]),
     });
-  });
+  }, readTimeoutMs);
   const nameOrder: number[] = [];
-  await copyOut(client, `SELECT rid FROM ${schema}.foods ORDER BY name_key, id`, (row) => nameOrder.push(Number(row[0])));
+  await copyOut(client, `SELECT rid FROM ${schema}.foods ORDER BY name_key, id`, (row) => nameOrder.push(Number(row[0])), readTimeoutMs);
   const brands: { rid: number; name: string; generic: boolean }[] = [];
   await copyOut(client, `SELECT rid, id, name_key FROM ${schema}.brands`, (row) => {
     brands.push({ rid: Number(row[0]), name: parseField(row[2]!)!, generic: generic.has(parseField(row[1]!)!) });
-  });
+  }, readTimeoutMs);
   const tagFoods: { tag: number; foods: number[] }[] = [];
   // Tags by id, each tag's foods by rid: the order of SQLite's (tag_id, food_rid) key.
   await copyOut(client, `SELECT t.rid, ft.food_rid FROM ${schema}.tags t LEFT JOIN ${schema}.food_tags ft ON ft.tag_id = t.id
@@ -67,7 +71,7 @@ export async function readSearchSource(client: pg.ClientBase, schema: string): P
     let last = tagFoods[tagFoods.length - 1];
     if (last?.tag !== tag) tagFoods.push((last = { tag, foods: [] }));
     if (row[1] !== '\\N') last.foods.push(Number(row[1]));
-  });
+  }, readTimeoutMs);
   return { ridLimit, foods: () => foods, nameOrder: () => nameOrder, brands: () => brands, tagFoods: () => tagFoods };
 }
 

@@ -283,11 +283,25 @@ export class PostgresCatalogStore implements CatalogStore {
     return version;
   }
 
+  /** A version's search blobs, as the bytes stored (search-store.ts readSearchBlobs: COPY's binary format). */
+  private readBlobs(schema: string): Promise<Map<string, Uint8Array>> {
+    return this.loadRead((client, readTimeoutMs) => readSearchBlobs(client, schema, readTimeoutMs));
+  }
+
+  /** Search data written by another format of the engine: built in memory from the version's rows, as SQLite does read-only. */
+  private async buildInMemory(schema: string): Promise<SearchIndex> {
+    const source = await this.loadRead((client, readTimeoutMs) => readSearchSource(client, schema, readTimeoutMs));
+    const memory = new MemoryBlobs();
+    buildSearchData(source, memory, PG_BUILD);
+    return SearchIndex.load(memory)!;
+  }
+
   /**
-   * A version's search blobs, in one statement under the load's bound (LOAD_TIMEOUT_MS), not a
-   * request's, as the bytes stored (search-store.ts readSearchBlobs: COPY's binary format).
+   * A read of a version's load, in a read-only transaction under the load's bound
+   * (LOAD_TIMEOUT_MS, server and client side), not a request's: at 1,000,000 foods on a loaded
+   * machine it can take longer than a request may wait, and no request waits for it.
    */
-  private async readBlobs(schema: string): Promise<Map<string, Uint8Array>> {
+  private async loadRead<T>(read: (client: pg.PoolClient, readTimeoutMs: number) => Promise<T>): Promise<T> {
     const client = await this.pool.connect().catch((error: unknown) => {
       throw unavailableOr(error, this.url);
     });
@@ -295,29 +309,15 @@ export class PostgresCatalogStore implements CatalogStore {
     try {
       await client.query('BEGIN READ ONLY');
       await client.query(`SET LOCAL statement_timeout = ${LOAD_TIMEOUT_MS}`);
-      const blobs = await readSearchBlobs(client, schema, LOAD_TIMEOUT_MS + 500);
+      const result = await read(client, LOAD_TIMEOUT_MS + 500);
       await client.query('COMMIT');
-      return blobs;
+      return result;
     } catch (error) {
       failure = error instanceof Error ? error : new Error(String(error));
       throw unavailableOr(error, this.url);
     } finally {
       // A connection left in a failed transaction, or by a read its bound gave up on, is not reused.
       client.release(failure);
-    }
-  }
-
-  /** Search data written by another format of the engine: built in memory from the version's rows, as SQLite does read-only. */
-  private async buildInMemory(schema: string): Promise<SearchIndex> {
-    const client = await this.pool.connect().catch((error: unknown) => {
-      throw unavailableOr(error, this.url);
-    });
-    try {
-      const memory = new MemoryBlobs();
-      buildSearchData(await readSearchSource(client, schema), memory, PG_BUILD);
-      return SearchIndex.load(memory)!;
-    } finally {
-      client.release();
     }
   }
 
