@@ -233,6 +233,30 @@ describe('import --database-url: the same catalogue as SQLite', () => {
     assert.match(skipped.stdout, /2 skipped/);
   });
 
+  test("an import that changes nothing still writes anew search data of another format (an earlier release's), the version unmoved", async (t) => {
+    if (!url) return t.skip(NO_POSTGRES);
+    const own = await testDatabaseUrl();
+    try {
+      const file = fixturePath('catalog.json');
+      assert.equal((await runCli(['import', 'catalog', file, '--database-url', own!])).code, 0);
+      const schemaOf = async (): Promise<string> => (await meta(own!)).get('catalog_schema')!;
+      const schema = await schemaOf();
+      const metaBlobs = (): Promise<number> => withClient(own!, async (c) => (await c.query(`SELECT 1 FROM ${schema}.search_blobs WHERE key = 'meta'`)).rowCount ?? 0);
+      const expected = await postgresCatalog(own!);
+      // Without its meta blob the version's search data is not this program's.
+      await withClient(own!, (c) => c.query(`DELETE FROM ${schema}.search_blobs WHERE key = 'meta'`));
+      assert.equal(await metaBlobs(), 0);
+      const again = await runCli(['import', 'catalog', file, '--database-url', own!]);
+      assert.equal(again.code, 0, again.stderr);
+      assert.match(again.stdout, /0 added, 0 changed, 7 unchanged/);
+      assert.equal(await schemaOf(), schema);
+      assert.equal(await metaBlobs(), 1);
+      assert.equal(await postgresCatalog(own!), expected);
+    } finally {
+      await dropTestDatabase(own!);
+    }
+  });
+
   /** The fixture catalogue and foods of these names (ids counting down from `firstId`), imported into both stores: the same catalogue. */
   async function sameCatalogWithNames(label: string, names: readonly string[], firstId: number): Promise<void> {
     const catalog = fixtureCatalog();

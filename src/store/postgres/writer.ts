@@ -15,7 +15,8 @@ import {
 import { StoreUnavailable, describeDatabase, unavailableOr } from './connection.js';
 import { copyLines, copyRow, parseField } from './copy-text.js';
 import { CATALOG_CHANNEL, CATALOG_SCHEMA_PREFIX, IMPORT_LOCK, catalogIndexStatements, catalogSchemaName, catalogTablesDdl, catalogVersionOf, migrate, readMeta, setMeta } from './schema.js';
-import { buildSearchBlobs, importedSearchSource, writeSearchBlobs, type ImportedFood } from './search-store.js';
+import { SearchIndex } from '../../search/search-index.js';
+import { buildSearchBlobs, importedSearchSource, rebuildSearchData, writeSearchBlobs, type ImportedFood } from './search-store.js';
 
 /**
  * One import into PostgreSQL, with the SQLite writer's rules and outcomes (sqlite/writer.ts,
@@ -729,8 +730,31 @@ export class PostgresImport implements ImportTransaction {
     try {
       // An import that changed nothing leaves version N where it is.
       await this.client.query(this.changed ? 'COMMIT' : 'ROLLBACK');
+      if (!this.changed) await this.renewSearchData();
     } finally {
       await this.client.end().catch(() => undefined);
+    }
+  }
+
+  /**
+   * Version N's search data written anew when it is not this program's (an earlier release's
+   * format or ranking): without it every replica builds it in memory from the rows at every start
+   * until an import changes the catalogue. Its rows are as they were, so the version does not
+   * move: replicas already serving it hold the same data, built.
+   */
+  private async renewSearchData(): Promise<void> {
+    const db = this.client;
+    await db.query('BEGIN');
+    try {
+      await db.query('SELECT pg_advisory_xact_lock($1)', [IMPORT_LOCK]);
+      const schema = (await readMeta(db)).get('catalog_schema') ?? '';
+      if (catalogVersionOf(schema) === undefined) throw new Error(`foodlookup_meta names no catalogue version (catalog_schema '${schema}')`);
+      const meta = (await db.query<{ value: Buffer }>(`SELECT value FROM ${schema}.search_blobs WHERE key = 'meta'`)).rows[0]?.value;
+      if (!SearchIndex.current({ get: (name) => (name === 'meta' ? meta : undefined) })) await rebuildSearchData(db, schema);
+      await db.query('COMMIT');
+    } catch (error) {
+      await db.query('ROLLBACK').catch(() => undefined);
+      throw error;
     }
   }
 
