@@ -112,25 +112,65 @@ export function buildDeletionIndex(words: readonly string[]): DeletionIndex {
 const WORD_SPAN = 2 ** 21;
 
 /**
+ * From this length on, a word's corrections are found by checking the vocabulary's words of
+ * about its length rather than through its deletions: two edits of an n-letter word are ~n²/2
+ * strings of ~n letters to make and hash, so a request with one 1,200-letter word took 19 s and
+ * held the server's thread (time as n³), where no food has a word that long.
+ */
+export const DELETIONS_MAX_LETTERS = 24;
+
+/** Word numbers by length (UTF-16 code units): `words[starts[n] … starts[n + 1])` have n. */
+export interface WordsByLength {
+  readonly starts: Uint32Array;
+  readonly words: Uint32Array;
+}
+
+export function wordsByLength(vocabulary: readonly string[]): WordsByLength {
+  let longest = 0;
+  for (const w of vocabulary) longest = Math.max(longest, w.length);
+  const starts = new Uint32Array(longest + 2);
+  for (const w of vocabulary) starts[w.length + 1]!++;
+  for (let n = 0; n <= longest; n++) starts[n + 1]! += starts[n]!;
+  const fill = starts.slice(0, longest + 1);
+  const words = new Uint32Array(vocabulary.length);
+  vocabulary.forEach((w, i) => (words[fill[w.length]!++] = i));
+  return { starts, words };
+}
+
+/**
  * The vocabulary's words within the allowed edits of `word`, each with its distance, nearest
  * first then in vocabulary order; `accept` limits the candidates (a resource's own words).
+ * `byLength` (from wordsByLength) answers for words past DELETIONS_MAX_LETTERS.
  */
 export function corrections(
   word: string, index: DeletionIndex, vocabulary: readonly string[], accept: (wordNumber: number) => boolean = () => true,
+  byLength?: () => WordsByLength,
 ): { word: number; distance: number }[] {
   const max = editsAllowed(word);
   if (max === 0) return [];
-  const seen = new Set<number>();
   const found: { word: number; distance: number }[] = [];
-  for (const d of deletions(word, max)) {
-    const h = hash32(d);
-    for (let i = lowerBound(index.hashes, 0, index.hashes.length, h); i < index.hashes.length && index.hashes[i] === h; i++) {
-      const w = index.words[i]!;
-      if (seen.has(w)) continue;
-      seen.add(w);
-      if (!accept(w)) continue;
-      const distance = editDistance(word, vocabulary[w]!, max);
-      if (distance <= max && distance > 0) found.push({ word: w, distance });
+  const check = (w: number): void => {
+    if (!accept(w)) return;
+    const distance = editDistance(word, vocabulary[w]!, max);
+    if (distance <= max && distance > 0) found.push({ word: w, distance });
+  };
+  if (word.length > DELETIONS_MAX_LETTERS) {
+    // Only words at most `max` letters longer or shorter can be within `max` edits.
+    const { starts, words } = byLength?.() ?? wordsByLength(vocabulary);
+    const longest = starts.length - 2;
+    const from = starts[Math.min(word.length - max, longest + 1)]!;
+    const to = starts[Math.min(word.length + max + 1, longest + 1)]!;
+    for (let i = from; i < to; i++) check(words[i]!);
+  } else {
+    const seen = new Set<number>();
+    for (const d of deletions(word, max)) {
+      const h = hash32(d);
+      for (let i = lowerBound(index.hashes, 0, index.hashes.length, h); i < index.hashes.length && index.hashes[i] === h; i++) {
+        const w = index.words[i]!;
+        if (seen.has(w)) continue;
+        seen.add(w);
+        check(w);
+      }
     }
   }
   return found.sort((a, b) => a.distance - b.distance || a.word - b.word);

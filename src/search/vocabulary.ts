@@ -1,5 +1,5 @@
 import { readUint32, readWords, type SearchBlobs } from './blobs.js';
-import { corrections, type DeletionIndex } from './typos.js';
+import { corrections, wordsByLength, type DeletionIndex, type WordsByLength } from './typos.js';
 import { formKeys } from './word-forms.js';
 
 /**
@@ -14,6 +14,8 @@ export class Vocabulary {
   /** Words of each group: `groupWords[groupStart[g] … groupStart[g + 1])`. */
   private readonly groupStart: Uint32Array;
   private readonly groupWords: Uint32Array;
+  /** For the corrections of long words (typos.ts), made on first use. */
+  private byLength: WordsByLength | undefined;
 
   constructor(
     readonly words: readonly string[],
@@ -103,6 +105,6 @@ export class Vocabulary {
 
   /** Corrections of a word (typos.ts), among the words `accept` allows. */
   corrections(word: string, accept?: (wordNumber: number) => boolean): { word: number; distance: number }[] {
-    return corrections(word, this.typoIndex, this.words, accept);
+    return corrections(word, this.typoIndex, this.words, accept, () => (this.byLength ??= wordsByLength(this.words)));
   }
 }

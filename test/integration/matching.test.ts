@@ -74,6 +74,7 @@ const CATALOG = {
     f('Green tea', { category: u(13) }),
     f('Green peppers, raw'),
     f('Green onions, raw'),
+    f('Supercalifragilisticexpialidocious lollipop', { category: u(12) }),
   ],
 };
 
@@ -158,6 +159,22 @@ forEachStore((kind) => {
       const { names: found, metadata } = await list('grean beans');
       assert.deepEqual(metadata.corrections, [{ word: 'grean', as: ['great', 'green'] }]);
       assert.deepEqual(found, ['Beans, green', 'Beans, great']);
+    });
+
+    test('a word past 24 letters is corrected as a shorter one is; one longer than every word answers at once', { timeout: 60_000 }, async () => {
+      const long = await list('supercalifragilisticexpialidocius');
+      assert.deepEqual(long.names, ['Supercalifragilisticexpialidocious lollipop']);
+      assert.deepEqual(long.metadata.corrections, [{ word: 'supercalifragilisticexpialidocius', as: ['supercalifragilisticexpialidocious'] }]);
+      // Made through a word's deletions, 2,000 letters took minutes of the server's one thread
+      // (the test's timeout is the hang it guards against); one request can send 60,000.
+      const huge = 'qwxz'.repeat(15_000);
+      assert.deepEqual((await list(huge)).names, []);
+      assert.deepEqual((await list(`${'lollipop '.repeat(3)}${'abcdefghij'.repeat(200)}`)).names, []);
+      for (const resource of ['brands', 'categories', 'tags']) assert.deepEqual((await list(huge.slice(0, 20_000), server, resource)).names, [], resource);
+      const soap = await post(server, envelope('foodSearch', { devkey: TEST_TOKEN, terms: huge }));
+      assert.equal(soap.status, 200, soap.text);
+      assert.match(soap.text, /foodSearchResponse/);
+      assert.doesNotMatch(soap.text, /categories>/);
     });
 
     test('a word that matches something as typed is never corrected; metadata has no corrections then', async () => {

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildDeletionIndex, corrections, editDistance, editsAllowed } from '../../src/search/typos.js';
+import { DELETIONS_MAX_LETTERS, buildDeletionIndex, corrections, editDistance, editsAllowed } from '../../src/search/typos.js';
 import { seededRandom } from '../../bench/random.js';
 
 describe('typo tolerance (contract C3: optimal string alignment, 1 edit from 5 letters, 2 from 9)', () => {
@@ -29,7 +29,9 @@ describe('typo tolerance (contract C3: optimal string alignment, 1 edit from 5 l
     const random = seededRandom(11);
     const letters = 'abcdeilmnorst';
     const word = (n: number): string => Array.from({ length: n }, () => letters[Math.floor(random() * letters.length)]).join('');
-    const vocabulary = [...new Set(Array.from({ length: 3000 }, () => word(3 + Math.floor(random() * 9))))].sort();
+    // Words past DELETIONS_MAX_LETTERS are corrected from the words of about their length, not their deletions.
+    const long = (): number => DELETIONS_MAX_LETTERS - 3 + Math.floor(random() * 8);
+    const vocabulary = [...new Set(Array.from({ length: 3000 }, (_, i) => word(i % 10 === 0 ? long() : 3 + Math.floor(random() * 9))))].sort();
     const index = buildDeletionIndex(vocabulary);
     const mutate = (w: string): string => {
       const chars = [...w];
@@ -44,16 +46,21 @@ describe('typo tolerance (contract C3: optimal string alignment, 1 edit from 5 l
       }
       return chars.join('');
     };
+    const longWords = vocabulary.filter((w) => w.length >= DELETIONS_MAX_LETTERS);
     let found = 0;
+    let foundLong = 0;
     for (let i = 0; i < 400; i++) {
-      const typed = i % 2 === 0 ? mutate(vocabulary[Math.floor(random() * vocabulary.length)]!) : word(5 + Math.floor(random() * 8));
+      const typed = i % 4 === 0 ? mutate(longWords[Math.floor(random() * longWords.length)]!)
+        : i % 2 === 0 ? mutate(vocabulary[Math.floor(random() * vocabulary.length)]!) : word(i % 5 === 1 ? long() : 5 + Math.floor(random() * 8));
       const max = editsAllowed(typed);
       const expected = vocabulary.map((w, n) => ({ word: n, distance: editDistance(typed, w, max) }))
         .filter((c) => max > 0 && c.distance <= max && c.distance > 0)
         .sort((a, b) => a.distance - b.distance || a.word - b.word);
       assert.deepEqual(corrections(typed, index, vocabulary), expected, typed);
       found += expected.length;
+      if (typed.length > DELETIONS_MAX_LETTERS) foundLong += expected.length;
     }
     assert.ok(found > 50, `${found} corrections compared`);
+    assert.ok(foundLong > 40, `${foundLong} corrections of words past ${DELETIONS_MAX_LETTERS} letters compared`);
   });
 });
