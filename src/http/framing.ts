@@ -95,6 +95,11 @@ export function installFraming(app: FastifyInstance): void {
   app.addHook('onRequest', (request, _reply, done) => {
     // Node gives the request target one character per byte.
     if (request.originalUrl.length > MAX_URI_BYTES) return done(errors.uriTooLong(MAX_URI_BYTES));
+    // Node's parser lets through any target that begins with `*`, and the router reads the rest
+    // as a path (`*v1/foods` as /v1/foods, `*` as /): the asterisk-form is `OPTIONS *` alone (RFC 9112, 3.2.4).
+    if (request.originalUrl.startsWith('*') && !(request.originalUrl === '*' && request.method === 'OPTIONS')) {
+      return done(errors.badRequest(`The request target is not a valid URL: '*' is the target of OPTIONS alone`));
+    }
     if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
       return done(errors.badRequest('An HTTP/1.1 request needs a Host header'));
     }

@@ -46,8 +46,8 @@ async function send(request: HostileRequest, auth?: readonly string[]): Promise<
 
 /**
  * Answers that carry no catalogue data: the liveness and readiness answers, the WSDL, and the
- * public pages (the explorer at `/`, which `*` and an absolute-form target without a path
- * reach too, the docs page and its assets, the OpenAPI document).
+ * public pages (the explorer at `/`, which an absolute-form target without a path
+ * reaches too, the docs page and its assets, the OpenAPI document).
  */
 function isPublic(compressed: RawResponse): boolean {
   const response = decoded(compressed);

@@ -122,6 +122,18 @@ forEachStore((kind) => {
       assertContractError(unreadable, 400, 'http:///v1/foods');
       assert.doesNotMatch(unreadable.body, /FST_|statusCode|"error"/);
     });
+
+    test("a target that begins with '*' is a 400 but for OPTIONS *, never a path the router reads from its second character", async () => {
+      for (const target of ['*v1/foods?limit=1', '*', '*healthz', '*/v1/foods', '*openapi.json']) {
+        for (const token of [false, true]) {
+          const response = await send({ target, token });
+          assertContractError(response, 400, target);
+          assert.match((json(response) as { details: string }).details, /OPTIONS alone/);
+        }
+      }
+      // The server as a whole allows no method of its own.
+      assert.deepEqual(json(await send({ method: 'OPTIONS', target: '*' })), { code: 405, message: 'Method Not Allowed', details: 'Method: OPTIONS' });
+    });
   });
 
   describe('methods and framing', () => {
