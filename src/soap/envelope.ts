@@ -6,6 +6,9 @@ export type SoapRequest =
   | { readonly operation: 'foodSearch'; readonly devkey: string | undefined; readonly terms: string }
   | { readonly operation: 'getFood'; readonly devkey: string | undefined; readonly id: string };
 
+/** The operations' parts (foodsearch-1.2.wsdl). */
+const FIELDS: ReadonlySet<string> = new Set(['devkey', 'terms', 'id']);
+
 interface Element {
   readonly uri: string;
   readonly local: string;
@@ -62,6 +65,8 @@ export function parseEnvelope(xml: string): SoapRequest {
     } else if (depth === 3 && operation) {
       if (element.uri === FOODSEARCH_NS || element.uri === '') {
         field = element.local;
+        // The WSDL has each of them once: two `devkey`s would otherwise be read as one, joined.
+        if (values.has(field) && FIELDS.has(field)) throw faults.malformed(`${field} is given more than once`);
         if (!values.has(field)) values.set(field, '');
       }
     }

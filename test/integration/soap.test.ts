@@ -214,6 +214,21 @@ forEachStore((kind) => {
       }
     });
 
+    test('a part given twice is a Sender fault, never the two joined (a devkey split in halves does not authenticate)', async () => {
+      const half = TEST_TOKEN.length >> 1;
+      for (const [operation, parts] of [
+        ['foodSearch', `<f:devkey>${TEST_TOKEN.slice(0, half)}</f:devkey><f:devkey>${TEST_TOKEN.slice(half)}</f:devkey><f:terms>cheddar</f:terms>`],
+        ['foodSearch', `<f:devkey>${TEST_TOKEN}</f:devkey><f:terms>ched</f:terms><f:terms>dar</f:terms>`],
+        ['getFood', `<f:devkey>${TEST_TOKEN}</f:devkey><f:id>${IDS.sharp}</f:id><f:id>${IDS.sharp}</f:id>`],
+      ] as const) {
+        const res = await post(fixture.server, `<env:Envelope xmlns:env="${SOAP12}"><env:Body><f:${operation} xmlns:f="urn:FoodSearch1">${parts}</f:${operation}></env:Body></env:Envelope>`);
+        assert.equal(res.status, 400, parts);
+        const fault = faultOf(res.text);
+        assert.equal(fault.code, 'env:Sender', parts);
+        assert.match(fault.reason ?? '', /is given more than once/, parts);
+      }
+    });
+
     test('element names of Object.prototype are only names', async () => {
       for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
         const extra = `<f:${name}>x</f:${name}>`;
