@@ -345,6 +345,17 @@ describe('import --database-url: the same catalogue as SQLite', () => {
     assert.equal(mysql.code, 1);
     assert.doesNotMatch(mysql.stderr, /s3cret-pw/);
     assert.match(mysql.stderr, /postgres:\/\//);
+    // The server pg connects to: `host` and `port` in the query win over the authority's.
+    const queried = await runCli(['import', 'catalog', fixturePath('catalog.json'), '--database-url', 'postgres://fl@127.0.0.1:5432/foodlookup?password=s3cret-pw&port=1']);
+    assert.equal(queried.code, 1);
+    assert.match(queried.stderr, /PostgreSQL at 127\.0\.0\.1:1\/foodlookup is unavailable/);
+    assert.doesNotMatch(queried.stderr, /s3cret-pw/);
+    // A '#' ends a URL: the password's first part would have been read as the host and port.
+    const hashed = await runCli(['import', 'catalog', fixturePath('catalog.json'), '--database-url', 'postgres://fl:2024#s3cret-pw@127.0.0.1:1/foodlookup']);
+    assert.equal(hashed.code, 1);
+    assert.match(hashed.stderr, /cannot hold '#': write it %23/);
+    assert.doesNotMatch(hashed.stderr, /2024|s3cret-pw/);
+    assert.equal(hashed.stderr.trim().split('\n').length, 1, hashed.stderr);
   });
 });
 

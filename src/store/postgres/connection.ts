@@ -42,14 +42,17 @@ export function checkDatabaseUrl(url: string): void {
   if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
     throw new Error(`--database-url / DATABASE_URL must be a postgres:// or postgresql:// URL, not ${parsed.protocol}//…`);
   }
+  // A URL ends at '#': a password holding one as it is would be cut there, and its first part read as the host and port.
+  if (url.includes('#')) throw new Error("--database-url / DATABASE_URL cannot hold '#': write it %23 (in a password, for instance)");
 }
 
 /** host:port/database of the URL, with no user name or password: the form every message uses. */
 export function describeDatabase(url: string): string {
   try {
     const parsed = new URL(url);
-    const host = parsed.hostname || parsed.searchParams.get('host') || 'localhost';
-    const port = parsed.port || '5432';
+    // As pg reads the URL (pg-connection-string): `host` and `port` in the query win over the authority's.
+    const host = parsed.searchParams.get('host') || parsed.hostname || 'localhost';
+    const port = parsed.searchParams.get('port') || parsed.port || '5432';
     const database = decodeURIComponent(parsed.pathname.replace(/^\//, '')) || '(default database)';
     return `${host}:${port}/${database}`;
   } catch {
