@@ -58,6 +58,11 @@ export const DRAIN_ACCEPT_MS = 5_000;
 export const DRAIN_QUIET_MS = 25;
 /** Requests still unfinished this long after the signal are cut off (a stalled client cannot hold the exit). */
 export const DRAIN_TIMEOUT_MS = 15_000;
+/**
+ * After the requests, the store and the token store close within this: last-use times written,
+ * connections ended (each of PostgreSQL's waits at most 2 s for the server's answer).
+ */
+export const CLOSE_TIMEOUT_MS = 10_000;
 
 /**
  * Closing without losing a request that reached the process. Node's `server.close()` stops
@@ -145,10 +150,22 @@ export async function startServer(config: Config, options: { handleSignals?: boo
   const notice = readOnlyNotice(config);
   if (notice !== undefined) app.log.warn({ db: config.dbPath }, notice);
   drainOnClose(app);
-  // The authenticator first: it writes pending last-use times before the store goes.
+  // The authenticator first: it writes pending last-use times before the store goes. A database
+  // or Redis that hangs rather than dies never answers its goodbye: the process ends regardless.
   app.addHook('onClose', async () => {
-    await auth.close();
-    await store.close();
+    const closed = (async (): Promise<'closed'> => {
+      await auth.close();
+      await store.close();
+      return 'closed';
+    })();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), CLOSE_TIMEOUT_MS);
+    });
+    closed.catch(() => undefined); // settled after the race when late: never an unhandled rejection
+    const outcome = await Promise.race([closed, late]);
+    clearTimeout(timer);
+    if (outcome === 'late') app.log.warn({ afterMs: CLOSE_TIMEOUT_MS }, 'stopping without a goodbye from the store or Redis: they did not answer');
   });
   await serveMetrics(app, config);
   await app.listen({ host: config.host, port: config.port });

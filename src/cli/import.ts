@@ -4,9 +4,9 @@ import { loadConfig } from '../config.js';
 import { isRegion } from '../domain/regions.js';
 import { formatNames, formatReader } from '../importers/formats.js';
 import { ImportFailed, runImportFromFiles, type ImportSummary } from '../importers/run-import.js';
-import type { CatalogWriter } from '../store/catalog-store.js';
+import { ImportOutcomeUnknown, type CatalogWriter } from '../store/catalog-store.js';
 import { openStore } from '../store/open-store.js';
-import { checkConnection, openPool } from '../store/postgres/connection.js';
+import { checkConnection, endPool, openPool } from '../store/postgres/connection.js';
 import { beginPostgresImport } from '../store/postgres/writer.js';
 import { databaseAccess } from '../store/sqlite/file-access.js';
 import { restInRollbackMode } from '../store/sqlite/import-journal.js';
@@ -120,10 +120,10 @@ async function postgresWriter(url: string): Promise<CatalogWriter & { close(): P
   try {
     await checkConnection(pool, url);
   } catch (error) {
-    await pool.end().catch(() => undefined);
+    await endPool(pool);
     throw error;
   }
-  return { beginImport: (options) => beginPostgresImport(pool, options), close: () => pool.end() };
+  return { beginImport: (options) => beginPostgresImport(pool, options), close: () => endPool(pool) };
 }
 
 /** Runs the import with progress on stderr and the summary on stdout; the exit status. */
@@ -152,6 +152,10 @@ async function importInto(
     return 0;
   } catch (error) {
     progress.done();
+    if (error instanceof ImportOutcomeUnknown) {
+      process.stderr.write(`import outcome unknown: ${error.message}\n`);
+      return 1;
+    }
     if (error instanceof ImportFailed || error instanceof Error) {
       process.stderr.write(`import failed, nothing was changed: ${error.message}\n`);
       return 1;

@@ -186,6 +186,13 @@ export type PutOutcome = 'added' | 'changed' | 'unchanged';
 export class RecordRejected extends Error {}
 
 /**
+ * The connection was lost while the import committed: the database may have committed it or
+ * not, and cannot be asked on that connection. Importing the same files again settles it (it
+ * changes nothing when the first one committed).
+ */
+export class ImportOutcomeUnknown extends Error {}
+
+/**
  * What an import puts: a checked record, or a food as the row prepared from it (foodRow), which
  * the store writes exactly as it would the food: an import worker sends rows, not foods.
  */

@@ -11,6 +11,8 @@ export interface TcpProxy {
   readonly port: number;
   cut(): Promise<void>;
   hang(): void;
+  /** Hangs (as hang()) the moment a client sends these bytes, before they reach the server. */
+  hangOn(bytes: string): void;
   restore(): Promise<void>;
   close(): Promise<void>;
 }
@@ -19,6 +21,7 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
   const sockets = new Set<Socket>();
   let server: Server | undefined;
   let hung = false;
+  let trigger: Buffer | undefined;
   const track = (socket: Socket): void => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
@@ -30,7 +33,20 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
       if (hung) return;
       const upstream = connect(targetPort, targetHost);
       track(upstream);
-      client.pipe(upstream);
+      let tail: Buffer = Buffer.alloc(0);
+      client.on('data', (chunk: Buffer) => {
+        if (hung) return;
+        // A message may span two chunks: the trigger is looked for in what ends the last and begins this one too.
+        if (trigger !== undefined && Buffer.concat([tail, chunk]).includes(trigger)) {
+          hangAll();
+          return;
+        }
+        tail = chunk.subarray(Math.max(0, chunk.length - (trigger?.length ?? 0)));
+        if (!upstream.write(chunk)) client.pause();
+      });
+      upstream.on('drain', () => {
+        if (!hung) client.resume();
+      });
       upstream.pipe(client);
       client.once('close', () => upstream.destroy());
       upstream.once('close', () => client.destroy());
@@ -44,6 +60,13 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
       });
     });
   };
+  function hangAll(): void {
+    hung = true;
+    for (const socket of sockets) {
+      socket.unpipe();
+      socket.pause();
+    }
+  }
   const port = await listen(0);
   const cut = async (): Promise<void> => {
     const s = server;
@@ -54,14 +77,12 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
   return {
     port,
     cut,
-    hang() {
-      hung = true;
-      for (const socket of sockets) {
-        socket.unpipe();
-        socket.pause();
-      }
+    hang: hangAll,
+    hangOn(bytes: string) {
+      trigger = Buffer.from(bytes);
     },
     async restore() {
+      trigger = undefined;
       if (hung) {
         hung = false;
         for (const socket of sockets) socket.resetAndDestroy();

@@ -13,6 +13,7 @@ import { CLI, ROOT, fixturePath, tempDir } from '../helpers/paths.js';
 import { NO_POSTGRES, dropTestDatabase, testDatabaseUrl } from '../helpers/postgres.js';
 import { TEST_TOKEN, basic, spawnServe } from '../helpers/server.js';
 import { postgresStore } from '../helpers/stores.js';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
 /**
  * `foodlookup import --database-url` on a real PostgreSQL, each import run beside the same
@@ -393,17 +394,17 @@ describe('import --database-url: concurrency and a killed import', () => {
    * read: the file starts with 23,140 brands, categories and tags, so ~6,900 foods are put by
    * then and the COPY into the new version has been under way for a while. Ends with the exit.
    */
-  async function interruptedImport(url: string, act: (child: ReturnType<typeof spawn>) => Promise<void>): Promise<{ code: number | null; stderr: string }> {
+  async function interruptedImport(url: string, act: (child: ReturnType<typeof spawn>) => Promise<void> | void, env: Record<string, string> = {}): Promise<{ code: number | null; stderr: string }> {
     // A progress line every 100 ms: by default (5 s) a fast import ends before its first one.
     const child = spawn(process.execPath, [CLI, 'import', 'catalog', big, '--database-url', url],
-      { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, FOODLOOKUP_PROGRESS_MS: '100' } });
+      { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, FOODLOOKUP_PROGRESS_MS: '100', ...env } });
     let stderr = '';
     let acted: Promise<void> | undefined;
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     child.stderr.on('data', (d: Buffer) => {
       stderr += d.toString();
       const counts = [...stderr.matchAll(/progress: ([\d,]+) records/g)].map((m) => Number(m[1]!.replace(/,/g, '')));
-      if (!acted && counts.some((n) => n >= 30_000)) acted = act(child);
+      if (!acted && counts.some((n) => n >= 30_000)) acted = Promise.resolve(act(child));
     });
     const code = await exited;
     assert.ok(acted, `the import ended (${code}) before 30,000 records: ${stderr}`);
@@ -433,11 +434,7 @@ describe('import --database-url: concurrency and a killed import', () => {
       });
       assert.equal(killed.code, null, 'killed by the signal');
       // The server notices the dead connection and rolls its transaction back.
-      for (let i = 0; i < 50; i++) {
-        const open = await withClient(fresh, async (c) => (await c.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'foodlookup import'")).rows[0] as { n: number });
-        if (open.n === 0) break;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      await importSessionsGone(fresh);
       assert.equal(await postgresSnapshot(fresh), before, 'the killed import left nothing');
       // …and after it was killed.
       assert.deepEqual(await food(), answer);
@@ -446,6 +443,81 @@ describe('import --database-url: concurrency and a killed import', () => {
       assert.match(next.stdout, /0 added, 0 changed, 7 unchanged/);
     } finally {
       for (const server of serving) await server.stop();
+      await dropTestDatabase(fresh);
+    }
+  });
+
+  /** Until PostgreSQL has no import session left (it notices a dead connection and rolls its transaction back). */
+  async function importSessionsGone(url: string): Promise<void> {
+    for (let i = 0; i < 100; i++) {
+      const open = await withClient(url, async (c) => (await c.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'foodlookup import'")).rows[0] as { n: number });
+      if (open.n === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.fail('the import session is still open 10 s on');
+  }
+
+  /**
+   * An import of `big` (after the fixture's) through a proxy that `hang` makes answer nothing, the
+   * stall bound at 2 s; after it, the proxy restored and the server's import session gone. Its
+   * exit code and error lines, the ms from the hang to its end, and the catalogue before it.
+   */
+  async function importIntoHang(fresh: string, hang: (proxy: TcpProxy) => void): Promise<{ code: number | null; lines: string[]; waited: number; before: string; port: number }> {
+    const database = new URL(fresh);
+    const proxy = await startTcpProxy(Number(database.port || 5432), database.hostname);
+    try {
+      assert.equal((await runCli(['import', 'catalog', fixturePath('catalog.json'), '--database-url', fresh])).code, 0);
+      const before = await postgresSnapshot(fresh);
+      const via = new URL(fresh);
+      via.hostname = '127.0.0.1';
+      via.port = String(proxy.port);
+      let hungAt = 0;
+      const ended = await interruptedImport(via.toString(), () => {
+        hang(proxy);
+        hungAt = performance.now();
+      }, { FOODLOOKUP_IMPORT_STALL_SECONDS: '2' });
+      const waited = performance.now() - hungAt;
+      await proxy.restore();
+      await importSessionsGone(fresh);
+      const lines = ended.stderr.split(/[\r\n]+/).filter((l) => l !== '' && !l.startsWith('progress:'));
+      return { code: ended.code, lines, waited, before, port: proxy.port };
+    } finally {
+      await proxy.close();
+    }
+  }
+
+  test('PostgreSQL answering nothing mid-COPY (a frozen host, a network that drops packets): one line naming it within the stall bound, nothing changed', async (t) => {
+    const fresh = await testDatabaseUrl();
+    if (!fresh) return t.skip(NO_POSTGRES);
+    try {
+      // Without the watchdog the import waited for ever: the test's own timeout is what it guards against.
+      const ended = await importIntoHang(fresh, (proxy) => proxy.hang());
+      assert.equal(ended.code, 1, ended.lines.join('\n'));
+      assert.equal(ended.lines.length, 1, ended.lines.join('\n'));
+      const database = new URL(fresh).pathname;
+      assert.match(ended.lines[0]!, new RegExp(`^import failed, nothing was changed: PostgreSQL at 127\\.0\\.0\\.1:${ended.port}${database} is unavailable: it answered nothing for 2 s$`));
+      assert.ok(ended.waited < 20_000, `the import failed ${Math.round(ended.waited)} ms after the hang`);
+      assert.equal(await postgresSnapshot(fresh), ended.before);
+    } finally {
+      await dropTestDatabase(fresh);
+    }
+  });
+
+  test('PostgreSQL answering nothing to the COMMIT: the outcome is said to be unknown, and the same import run again settles it', async (t) => {
+    const fresh = await testDatabaseUrl();
+    if (!fresh) return t.skip(NO_POSTGRES);
+    try {
+      // The migrations' own COMMIT is long past by then: the next one is the import's.
+      const ended = await importIntoHang(fresh, (proxy) => proxy.hangOn('COMMIT\0'));
+      assert.equal(ended.code, 1, ended.lines.join('\n'));
+      assert.equal(ended.lines.length, 1, ended.lines.join('\n'));
+      assert.match(ended.lines[0]!, /^import outcome unknown: the connection to PostgreSQL at 127\.0\.0\.1:\d+\/\S+ was lost while it committed \(it answered nothing for 2 s\): the import may have been committed or not; import the same files again/);
+      // The COMMIT never reached the server here: nothing changed, and the import run again commits.
+      assert.equal(await postgresSnapshot(fresh), ended.before);
+      const again = await runCli(['import', 'catalog', big, '--database-url', fresh]);
+      assert.equal(again.code, 0, again.stderr);
+      assert.notEqual(await postgresSnapshot(fresh), ended.before);
+    } finally {
       await dropTestDatabase(fresh);
     }
   });

@@ -18,6 +18,7 @@ const PASSWORD = 'replica-secret-8c1f';
 
 let direct: TestStore | undefined;
 let proxy: TcpProxy | undefined;
+let viaProxy: ReturnType<typeof postgresStore> | undefined;
 let redis: SharedRedis | undefined;
 let postgresUrl: string | undefined;
 const replicas: ServeProcess[] = [];
@@ -36,7 +37,7 @@ before(async () => {
   proxy = await startTcpProxy(Number(parsed.port || 5432), parsed.hostname);
   parsed.port = String(proxy.port);
   parsed.password = PASSWORD;
-  const viaProxy = postgresStore(parsed.toString());
+  viaProxy = postgresStore(parsed.toString());
   for (let i = 0; i < 2; i++) {
     replicas.push(await spawnServe(viaProxy, { REDIS_URL: redis.url, FOODLOOKUP_WORKERS: '1', LOG_LEVEL: 'info' }));
   }
@@ -244,6 +245,22 @@ describe('two replicas on one PostgreSQL and one Redis', () => {
   test('PostgreSQL hanging (connections open, no answer) under load: the same, within 5 s', async (t) => {
     if (skipWithout(t)) return;
     await awayUnderLoad(t, () => proxy!.hang());
+  });
+
+  test('SIGTERM while PostgreSQL hangs: the replica still stops, within its drain and close bounds', async (t) => {
+    if (skipWithout(t)) return;
+    const replica = await spawnServe(viaProxy!, { REDIS_URL: redis!.url, FOODLOOKUP_WORKERS: '1', LOG_LEVEL: 'info' });
+    proxy!.hang();
+    try {
+      const started = performance.now();
+      // Before the bounds it waited for ever for the server's answer to its goodbye.
+      const code = await replica.stop();
+      const took = performance.now() - started;
+      assert.equal(code, 0, replica.stderr());
+      assert.ok(took < 20_000, `stopped ${Math.round(took)} ms after SIGTERM`);
+    } finally {
+      await proxy!.restore();
+    }
   });
 
   test('no log line or message of a replica holds the database password', async (t) => {

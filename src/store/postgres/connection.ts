@@ -113,6 +113,10 @@ export function openPool(url: string, options: PoolOptions = {}): pg.Pool {
   pool.on('error', () => {
     // An idle client lost its connection: the pool drops it, the next checkout connects again.
   });
+  const clients = new Set<pg.PoolClient>();
+  pool.on('connect', (client) => clients.add(client));
+  pool.on('remove', (client) => clients.delete(client));
+  poolClients.set(pool, clients);
   return pool;
 }
 
@@ -139,4 +143,55 @@ export async function withClient<T>(url: string, run: (client: pg.Client) => Pro
   } finally {
     await client.end();
   }
+}
+
+/** How long a connection's end waits for the server's goodbye before its socket is closed under it. */
+export const END_WAIT_MS = 2000;
+
+/**
+ * Ends a client, waiting at most `ms` for the server: pg's end() settles when the server closes
+ * the socket, which a frozen server (or a network that drops packets) never does, and a
+ * replica's stop or an import's last step would wait on it for ever.
+ */
+export async function endClient(client: pg.Client, ms = END_WAIT_MS): Promise<void> {
+  await within(ms, [client.end().catch(() => undefined)]);
+  closeSocket(client);
+}
+
+/** Ends a pool of openPool as endClient ends a client: its clients' sockets are closed after `ms`. */
+export async function endPool(pool: pg.Pool, ms = END_WAIT_MS): Promise<void> {
+  // Taken first: the pool forgets a client as it asks it to end, not once it has (nor ever
+  // waits for one it dropped before, whose end may be waiting too).
+  const held = [...(poolClients.get(pool) ?? [])];
+  await within(ms, [pool.end().catch(() => undefined), ...held.map(socketClosed)]);
+  for (const client of held) closeSocket(client);
+}
+
+/** The clients each pool of openPool holds, so that endPool can close their sockets. */
+const poolClients = new WeakMap<pg.Pool, Set<pg.PoolClient>>();
+
+/** Waits for all of `work`, at most `ms`. */
+async function within(ms: number, work: readonly Promise<unknown>[]): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  await Promise.race([Promise.all(work), late]);
+  clearTimeout(timer);
+}
+
+type Socketed = { connection?: { stream?: { destroy?: () => void; destroyed?: boolean; once?: (event: 'close', listener: () => void) => void } } };
+
+/** Settles when the client's socket has closed. */
+function socketClosed(client: pg.ClientBase): Promise<void> {
+  const stream = (client as unknown as Socketed).connection?.stream;
+  return new Promise((resolve) => {
+    if (stream?.once === undefined || stream.destroyed === true) resolve();
+    else stream.once('close', resolve);
+  });
+}
+
+/** Closes a client's socket at once (nothing when it is closed): its pending query fails, 'error' and 'end' follow. */
+export function closeSocket(client: pg.ClientBase): void {
+  (client as unknown as Socketed).connection?.stream?.destroy?.();
 }

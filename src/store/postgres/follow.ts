@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { CONNECT_TIMEOUT_MS } from './connection.js';
+import { CONNECT_TIMEOUT_MS, endClient } from './connection.js';
 import { CATALOG_CHANNEL, META_TABLE } from './schema.js';
 
 /** How often the catalogue version is read when no notification came (the fallback for a missed one). */
@@ -85,6 +85,6 @@ export class CatalogFollower {
     if (this.relisten !== undefined) clearTimeout(this.relisten);
     const client = this.listener;
     this.listener = undefined;
-    await client?.end().catch(() => undefined);
+    if (client !== undefined) await endClient(client);
   }
 }

@@ -21,7 +21,7 @@ import type { Correction } from '../../search/plan.js';
 import { recordsEngine } from '../../search/records.js';
 import { SearchIndex } from '../../search/search-index.js';
 import type { Synonyms } from '../../search/synonyms.js';
-import { describeDatabase, isUnavailable, LOAD_TIMEOUT_MS, openPool, unavailableOr } from './connection.js';
+import { describeDatabase, endPool, isUnavailable, LOAD_TIMEOUT_MS, openPool, unavailableOr } from './connection.js';
 import { CatalogFollower } from './follow.js';
 import { foodReads, numbered, PostgresDialect, unmatchablePrefix, type FoodReads, type Prepared } from './queries.js';
 import { groupedPage, groupedPageOfAll, groupMembers, type GroupMembers, type Groups } from './grouping.js';
@@ -678,6 +678,6 @@ export class PostgresCatalogStore implements CatalogStore {
     this.closed = true;
     await this.follower?.stop();
     this.version = undefined;
-    await this.pool.end();
+    await endPool(this.pool);
   }
 }

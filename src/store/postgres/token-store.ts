@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { tokenRowToInfo, type TokenRow } from '../sqlite/token-store.js';
 import type { NewToken, TokenCredential, TokenInfo, TokenStore } from '../../tokens/token-store.js';
-import { checkConnection, isUnavailable, openPool, unavailableOr } from './connection.js';
+import { checkConnection, endPool, isUnavailable, openPool, unavailableOr } from './connection.js';
 
 /**
  * The token table in PostgreSQL: the same columns as SQLite's (store/sqlite/token-store.ts), in
@@ -55,7 +55,7 @@ export class PostgresTokenStore implements TokenStore {
       await store.createTable();
       return store;
     } catch (error) {
-      await pool.end().catch(() => undefined);
+      await endPool(pool);
       throw unavailableOr(error, url);
     }
   }
@@ -125,7 +125,7 @@ export class PostgresTokenStore implements TokenStore {
   }
 
   async close(): Promise<void> {
-    if (this.ownsPool) await this.pool.end();
+    if (this.ownsPool) await endPool(this.pool);
   }
 
   private async query<R extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<R[]> {

@@ -6,13 +6,14 @@ import type { CatalogBrand, CatalogCategory, CatalogTag, SourceRef } from '../..
 import { describeSource } from '../../domain/records.js';
 import { envInteger } from '../../config.js';
 import { fold } from '../../domain/text.js';
-import { RecordRejected, type ImportRecord, type ImportTransaction, type PutOutcome } from '../catalog-store.js';
+import { ImportOutcomeUnknown, RecordRejected, type ImportRecord, type ImportTransaction, type PutOutcome } from '../catalog-store.js';
 import { foodRow, type FoodRow } from '../food-row.js';
 import {
   GENERIC_IDS, PROBLEM_SAMPLE, brandProblem, categoryTree, foodCheckCondition, foodProblems, foodReferenceProblem, listProblems,
   type FoodCheckRow,
 } from '../import-rules.js';
-import { StoreUnavailable, describeDatabase, unavailableOr } from './connection.js';
+import { StoreUnavailable, closeSocket, describeDatabase, endClient, isUnavailable, unavailableOr } from './connection.js';
+import { ImportWatchdog, importStallMs } from './import-watchdog.js';
 import { copyLines, copyRow, parseField } from './copy-text.js';
 import { CATALOG_CHANNEL, CATALOG_SCHEMA_PREFIX, IMPORT_LOCK, catalogIndexStatements, catalogSchemaName, catalogTablesDdl, catalogVersionOf, migrate, readMeta, setMeta } from './schema.js';
 import { SearchIndex } from '../../search/search-index.js';
@@ -151,6 +152,11 @@ export async function beginPostgresImport(pool: pg.Pool, options: PostgresImport
       return await run();
     } catch (err) {
       const lost = opened.transaction?.connectionLost;
+      if (opened.transaction?.committing === true && (lost !== undefined || isUnavailable(err))) {
+        const why = lost ?? (err instanceof Error ? err.message : String(err));
+        throw new ImportOutcomeUnknown(`the connection to PostgreSQL at ${describeDatabase(where)} was lost while it committed (${why}): ` +
+          'the import may have been committed or not; import the same files again to settle it (a second import of them changes nothing)');
+      }
       if (lost !== undefined) throw new StoreUnavailable(describeDatabase(where), lost);
       throw unavailableOr(err, where) as Error;
     }
@@ -171,16 +177,22 @@ async function openImport(pool: pg.Pool, options: PostgresImportOptions): Promis
   void _s;
   void _q;
   const client = new pg.Client({ ...config, application_name: 'foodlookup import' });
-  const transaction = new PostgresImport(client, options.replace);
+  // A server that answers nothing fails the import: its connection is closed under it.
+  const watchdog = new ImportWatchdog(config, importStallMs(), (why) => {
+    transaction.lose(new Error(why));
+    closeSocket(client);
+  });
+  const transaction = new PostgresImport(client, options.replace, watchdog);
   // The connection broke: the next statement fails and the import with it; nothing was committed.
   client.on('error', (err) => transaction.lose(err));
   client.on('end', () => transaction.lose(new Error('the server closed the connection')));
-  await client.connect();
   try {
+    await client.connect();
     await transaction.begin();
     return transaction;
   } catch (err) {
-    await client.end().catch(() => undefined);
+    watchdog.stop();
+    await endClient(client);
     throw err;
   }
 }
@@ -240,11 +252,14 @@ export class PostgresImport implements ImportTransaction {
   /** Why the connection was lost, when it was: the server went away or ended it. */
   connectionLost: string | undefined;
 
-  constructor(private readonly client: pg.Client, private readonly replace: boolean) {}
+  /** Set while COMMIT is on its way: a connection lost then leaves the outcome unknown. */
+  committing = false;
+
+  constructor(private readonly client: pg.Client, private readonly replace: boolean, private readonly watchdog?: { stop(): void }) {}
 
   /** The connection failed or ended while the import had it open. */
   lose(err: Error): void {
-    if (this.open && this.connectionLost === undefined) this.connectionLost = err.message || String(err);
+    if ((this.open || this.committing) && this.connectionLost === undefined) this.connectionLost = err.message || String(err);
   }
 
   async begin(): Promise<void> {
@@ -729,10 +744,13 @@ export class PostgresImport implements ImportTransaction {
     this.open = false;
     try {
       // An import that changed nothing leaves version N where it is.
+      this.committing = this.changed;
       await this.client.query(this.changed ? 'COMMIT' : 'ROLLBACK');
+      this.committing = false;
       if (!this.changed) await this.renewSearchData();
     } finally {
-      await this.client.end().catch(() => undefined);
+      this.watchdog?.stop();
+      await endClient(this.client);
     }
   }
 
@@ -767,6 +785,7 @@ export class PostgresImport implements ImportTransaction {
     } else {
       await this.client.query('ROLLBACK').catch(() => undefined);
     }
-    await this.client.end().catch(() => undefined);
+    this.watchdog?.stop();
+    await endClient(this.client);
   }
 }
