@@ -1,6 +1,8 @@
 import type { BrandQuery, CategoryQuery, Direction, FoodQuery, Ordering, TagQuery, TextMatch } from '../store/catalog-store.js';
 import { errors } from '../errors.js';
 import { param, parseParams, type RawQuery } from './params.js';
+import { queryWords } from '../domain/text.js';
+import { tooManyWords } from '../search/plan.js';
 
 /** The parameters of each collection (service.md 4.2–4.5); one spec per endpoint. */
 const PAGING = { limit: param.limit, offset: param.offset } as const;
@@ -63,7 +65,10 @@ export interface ListRequest<Q> {
 }
 
 function textMatch(query: string | undefined, type: TextMatch['type'] | undefined): TextMatch | undefined {
-  return query !== undefined && query.trim() !== '' ? { query, type: type ?? 'fts' } : undefined;
+  if (query === undefined || query.trim() === '') return undefined;
+  const tooMany = type === 'prefix' ? undefined : tooManyWords(queryWords(query));
+  if (tooMany !== undefined) throw errors.invalidParameter('query', tooMany);
+  return { query, type: type ?? 'fts' };
 }
 
 const fieldsOf = (fields: string | undefined): string | undefined => (fields === undefined || fields === '' ? undefined : fields);

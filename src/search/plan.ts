@@ -43,18 +43,33 @@ function slotKey(alternatives: readonly Alternative[]): string {
   return JSON.stringify(alternatives.map((a) => [a.offset, a.words, a.terms.map((t) => t.choices.map((c) => [c.group, c.forms, c.offset]))]));
 }
 
+/** The query's words, each once (a `*` word apart from the same word whole). */
+export function distinctWords(words: readonly QueryWord[]): QueryWord[] {
+  const seen = new Set<string>();
+  return words.filter((w) => {
+    const key = `${w.text}${w.prefix ? '*' : ''}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/**
+ * Why a query cannot be searched, when it has more different words than the score can count
+ * (MAX_QUERY_WORDS: coverage is summed a byte a segment); every word must match, so none may be
+ * left out.
+ */
+export function tooManyWords(words: readonly QueryWord[]): string | undefined {
+  return distinctWords(words).length > MAX_QUERY_WORDS ? `at most ${MAX_QUERY_WORDS} different words` : undefined;
+}
+
 export function planQuery(words: readonly QueryWord[], vocabulary: Vocabulary, synonyms: Synonyms, options: PlanOptions = {}): Plan {
   const nameOnly = options.nameOnly ?? false;
   // A group matches something: any food has it (in the name, for names only).
   const live = (group: number): boolean => (nameOnly ? vocabulary.groupNamed[group]! > 0 : vocabulary.groupFoods[group]! > 0);
   const liveGroups = (word: string): number[] => vocabulary.groupsOf(word).filter(live);
-  const seen = new Set<string>();
-  const unique = words.filter((w) => {
-    const key = `${w.text}${w.prefix ? '*' : ''}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  }).slice(0, MAX_QUERY_WORDS);
+  // Longer queries are refused where they are read (tooManyWords): a word left out would match more than asked.
+  const unique = distinctWords(words).slice(0, MAX_QUERY_WORDS);
 
   const slots: Slot[] = [];
   const corrections: Correction[] = [];

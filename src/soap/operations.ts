@@ -1,6 +1,7 @@
 import type { CatalogReader, NameSearchHit } from '../store/catalog-store.js';
 import type { Authenticator } from '../tokens/authenticator.js';
 import { queryWords } from '../domain/text.js';
+import { tooManyWords } from '../search/plan.js';
 import { faults } from './faults.js';
 import type { SoapRequest } from './envelope.js';
 import { foodSearchResponse, getFoodResponse, type SearchCategory } from './responses.js';
@@ -35,6 +36,8 @@ export async function runOperation(request: SoapRequest, deps: { reader: Catalog
     // Whole words only: a trailing * is not a prefix here, as the terms are names' words.
     const words = [...new Set(queryWords(request.terms).map((w) => w.text))];
     if (words.length === 0) return foodSearchResponse([]);
+    const tooMany = tooManyWords(words.map((text) => ({ text, prefix: false })));
+    if (tooMany !== undefined) throw faults.malformed(`terms: ${tooMany}`);
     return foodSearchResponse(groupByCategory(await deps.reader.searchFoodNames(words, MAX_SEARCH_FOODS)));
   }
   const found = await deps.reader.food(request.id);

@@ -6,7 +6,7 @@ import { importInto } from '../helpers/cli.js';
 import { tempDir } from '../helpers/paths.js';
 import { u } from '../helpers/fixture-catalog.js';
 import { startTestServer, TEST_TOKEN, type TestServer } from '../helpers/server.js';
-import { envelope, post } from '../helpers/soap.js';
+import { envelope, faultOf, post } from '../helpers/soap.js';
 import { forEachStore, newTestStore, type TestStore } from '../helpers/stores.js';
 
 /**
@@ -175,6 +175,22 @@ forEachStore((kind) => {
       assert.equal(soap.status, 200, soap.text);
       assert.match(soap.text, /foodSearchResponse/);
       assert.doesNotMatch(soap.text, /categories>/);
+    });
+
+    test('more than 32 different words is a 400 (none may be left out), repeats counted once; SOAP: a Sender fault', async () => {
+      const words = (n: number): string => Array.from({ length: n }, (_, i) => `w${i}x`).join(' ');
+      // 32 words, one of them no food has: nothing, as AND says.
+      assert.deepEqual((await list(`broccoli ${words(31)}`)).names, []);
+      assert.deepEqual(await names(`broccoli raw ${'raw '.repeat(40)}`), ['Broccoli, raw']);
+      for (const resource of ['foods', 'brands', 'categories', 'tags']) {
+        const res = await server.get(`/v1/${resource}?query=${encodeURIComponent(`broccoli ${words(32)}`)}`);
+        assert.equal(res.status, 400, resource);
+        assert.deepEqual(res.body, { code: 400, message: 'Invalid parameter', details: "Parameter 'query': at most 32 different words" });
+      }
+      assert.equal((await server.get(`/v1/foods?query=${encodeURIComponent(words(40))}&query-type=prefix`)).status, 200, 'a prefix is one key, not words');
+      const soap = await post(server, envelope('foodSearch', { devkey: TEST_TOKEN, terms: `broccoli ${words(32)}` }));
+      assert.equal(soap.status, 400);
+      assert.deepEqual(faultOf(soap.text), { code: 'env:Sender', reason: 'Malformed request: terms: at most 32 different words' });
     });
 
     test('a word that matches something as typed is never corrected; metadata has no corrections then', async () => {

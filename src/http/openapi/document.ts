@@ -25,7 +25,7 @@ const PARAMETERS: Readonly<Record<string, Json>> = {
   },
   query: {
     name: 'query', in: 'query', schema: { type: 'string' }, example: 'cheddar',
-    description: 'Text to match (see `query-type`). Blank is the same as none. `fts`: every word must match (name, brand, classification, other names, description for foods; the name elsewhere), case and accents ignored, plurals matched (`apples` = `apple`), typos of 5+ letters corrected when the word matches nothing (`metadata.corrections` says so), synonyms from the synonym list; a word ending in `*` matches as a prefix (`chedd*`). Punctuation and operators are never syntax.',
+    description: 'Text to match (see `query-type`). Blank is the same as none. `fts`: every word must match (name, brand, classification, other names, description for foods; the name elsewhere), case and accents ignored, plurals matched (`apples` = `apple`), typos of 5+ letters corrected when the word matches nothing (`metadata.corrections` says so), synonyms from the synonym list; a word ending in `*` matches as a prefix (`chedd*`). Punctuation and operators are never syntax. At most 32 different words (400 beyond).',
   },
   'query-type': {
     name: 'query-type', in: 'query', schema: { type: 'string', enum: ['fts', 'prefix'], default: 'fts' },
