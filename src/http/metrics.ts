@@ -131,6 +131,8 @@ export function shareMetricsWithPrimary(registry: Registry): void {
   new AggregatorRegistry();
 }
 
+const METRICS_RETRY_SECONDS = 5;
+
 /**
  * GET /metrics on its own port (`--metrics-port`): the registry's text, or with workers, the
  * primary's aggregate of every worker's. Anything else is 404.
@@ -146,9 +148,11 @@ export async function listenMetrics(host: string, port: number, metrics: () => P
     metrics().then(({ text, contentType }) => {
       response.writeHead(200, { 'Content-Type': contentType });
       response.end(request.method === 'HEAD' ? undefined : text);
-    }, (error: unknown) => {
-      response.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
-      response.end(`metrics unavailable: ${error instanceof Error ? error.message : String(error)}\n`);
+    }, () => {
+      // With workers, a worker that did not answer in time (busy, or being replaced): the next scrape may well succeed.
+      const body = { code: 503, message: 'Service Unavailable', details: `The metrics could not be collected; retry in ${METRICS_RETRY_SECONDS} s` };
+      response.writeHead(503, { 'Content-Type': 'application/json; charset=utf-8', 'Retry-After': String(METRICS_RETRY_SECONDS) });
+      response.end(request.method === 'HEAD' ? undefined : JSON.stringify(body));
     });
   });
   await new Promise<void>((resolve, reject) => {

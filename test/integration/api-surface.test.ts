@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
@@ -280,6 +281,17 @@ describe('readiness, metrics, the document and the docs page', () => {
         const text = await (await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(15_000) })).text();
         assert.match(text, /foodlookup_http_requests_total\{method="GET",route="\/v1\/brands",status="200"\} 20/);
         assert.match(text, /foodlookup_catalog_foods 7\n/, 'a gauge of the catalogue is not summed over workers');
+        // A worker that does not answer the primary (stopped here): the contract's body, for the next scrape to retry.
+        const worker = Number(execFileSync('pgrep', ['-P', String(serve.pid)], { encoding: 'utf8' }).trim().split('\n')[0]);
+        process.kill(worker, 'SIGSTOP');
+        try {
+          const stalled = await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(30_000) });
+          assert.equal(stalled.status, 503);
+          assert.equal(stalled.headers.get('retry-after'), '5');
+          assert.deepEqual(await stalled.json(), { code: 503, message: 'Service Unavailable', details: 'The metrics could not be collected; retry in 5 s' });
+        } finally {
+          process.kill(worker, 'SIGCONT');
+        }
       } catch (error) {
         // Every wait is bounded: what the service said is the first thing to read when it fails.
         throw new Error(`${String(error)}; serve said: ${serve.stderr().slice(-2000)}`);
