@@ -9,6 +9,7 @@ import { openAuthenticator } from './tokens/open.js';
 import { databaseAccess } from './store/sqlite/file-access.js';
 import cluster from 'node:cluster';
 import { listenMetrics, metricsRegistryOf, shareMetricsWithPrimary } from './http/metrics.js';
+import { settlesWithin } from './deadline.js';
 
 export interface RunningServer {
   readonly app: FastifyInstance;
@@ -153,19 +154,15 @@ export async function startServer(config: Config, options: { handleSignals?: boo
   // The authenticator first: it writes pending last-use times before the store goes. A database
   // or Redis that hangs rather than dies never answers its goodbye: the process ends regardless.
   app.addHook('onClose', async () => {
-    const closed = (async (): Promise<'closed'> => {
+    const closed = (async (): Promise<void> => {
       await auth.close();
       await store.close();
-      return 'closed';
     })();
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<'late'>((resolve) => {
-      timer = setTimeout(() => resolve('late'), CLOSE_TIMEOUT_MS);
-    });
-    closed.catch(() => undefined); // settled after the race when late: never an unhandled rejection
-    const outcome = await Promise.race([closed, late]);
-    clearTimeout(timer);
-    if (outcome === 'late') app.log.warn({ afterMs: CLOSE_TIMEOUT_MS }, 'stopping without a goodbye from the store or Redis: they did not answer');
+    if (!(await settlesWithin(closed, CLOSE_TIMEOUT_MS))) {
+      app.log.warn({ afterMs: CLOSE_TIMEOUT_MS }, 'stopping without a goodbye from the store or Redis: they did not answer');
+      return;
+    }
+    await closed;
   });
   await serveMetrics(app, config);
   await app.listen({ host: config.host, port: config.port });

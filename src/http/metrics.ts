@@ -5,6 +5,7 @@ import type { CatalogReader } from '../store/catalog-store.js';
 import type { Authenticator } from '../tokens/authenticator.js';
 import type { CounterMetrics } from '../tokens/counters.js';
 import type { ResponseCache } from './response-cache.js';
+import { ApiError } from '../errors.js';
 
 /** What the metrics read besides the requests themselves. */
 export interface MetricsSources {
@@ -150,9 +151,9 @@ export async function listenMetrics(host: string, port: number, metrics: () => P
       response.end(request.method === 'HEAD' ? undefined : text);
     }, () => {
       // With workers, a worker that did not answer in time (busy, or being replaced): the next scrape may well succeed.
-      const body = { code: 503, message: 'Service Unavailable', details: `The metrics could not be collected; retry in ${METRICS_RETRY_SECONDS} s` };
-      response.writeHead(503, { 'Content-Type': 'application/json; charset=utf-8', 'Retry-After': String(METRICS_RETRY_SECONDS) });
-      response.end(request.method === 'HEAD' ? undefined : JSON.stringify(body));
+      const api = new ApiError(503, 'Service Unavailable', `The metrics could not be collected; retry in ${METRICS_RETRY_SECONDS} s`, { 'Retry-After': String(METRICS_RETRY_SECONDS) });
+      response.writeHead(api.status, { 'Content-Type': 'application/json; charset=utf-8', ...api.headers });
+      response.end(request.method === 'HEAD' ? undefined : JSON.stringify(api.body()));
     });
   });
   await new Promise<void>((resolve, reject) => {

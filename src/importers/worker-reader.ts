@@ -3,6 +3,7 @@ import { envInteger } from '../config.js';
 import type { ImportItem } from './check-record.js';
 import type { ReaderOptions } from './formats.js';
 import { decodeItems, fromWireError, type FromWorker, type ToWorker, type WorkerJob } from './import-wire.js';
+import { settlesWithin } from '../deadline.js';
 
 /**
  * Records per batch the worker sends. FOODLOOKUP_IMPORT_BATCH sets it (tests use a few records
@@ -44,11 +45,7 @@ class Inbox<T> {
 
 /** Resolves when the worker has exited, terminating it when it does not within the grace time. */
 async function ended(worker: Worker, exited: Promise<void>): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), STOP_GRACE_MS)));
-  const tooLate = await Promise.race([exited.then(() => false), late]);
-  clearTimeout(timer);
-  if (tooLate) await worker.terminate();
+  if (!(await settlesWithin(exited, STOP_GRACE_MS))) await worker.terminate();
 }
 
 /**

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { settlesWithin } from '../../deadline.js';
 
 /**
  * The PostgreSQL connection: a pool with bounds that keep every request under the 5 s the
@@ -154,7 +155,7 @@ export const END_WAIT_MS = 2000;
  * replica's stop or an import's last step would wait on it for ever.
  */
 export async function endClient(client: pg.Client, ms = END_WAIT_MS): Promise<void> {
-  await within(ms, [client.end().catch(() => undefined)]);
+  await settlesWithin(client.end(), ms);
   closeSocket(client);
 }
 
@@ -163,22 +164,12 @@ export async function endPool(pool: pg.Pool, ms = END_WAIT_MS): Promise<void> {
   // Taken first: the pool forgets a client as it asks it to end, not once it has (nor ever
   // waits for one it dropped before, whose end may be waiting too).
   const held = [...(poolClients.get(pool) ?? [])];
-  await within(ms, [pool.end().catch(() => undefined), ...held.map(socketClosed)]);
+  await settlesWithin(Promise.all([pool.end().catch(() => undefined), ...held.map(socketClosed)]), ms);
   for (const client of held) closeSocket(client);
 }
 
 /** The clients each pool of openPool holds, so that endPool can close their sockets. */
 const poolClients = new WeakMap<pg.Pool, Set<pg.PoolClient>>();
-
-/** Waits for all of `work`, at most `ms`. */
-async function within(ms: number, work: readonly Promise<unknown>[]): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, ms);
-  });
-  await Promise.race([Promise.all(work), late]);
-  clearTimeout(timer);
-}
 
 type Socketed = { connection?: { stream?: { destroy?: () => void; destroyed?: boolean; once?: (event: 'close', listener: () => void) => void } } };
 
