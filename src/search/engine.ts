@@ -10,7 +10,7 @@ import type { GroupPostings, SlotPostings } from './postings.js';
 import type { SearchIndex } from './search-index.js';
 import { TOP_DEPTH, wideSlotFoods } from './search-meta.js';
 import { bitmapOf } from './rid-bitmaps.js';
-import { isCommonChoice, materialize, plainGroup, shifted, shiftedGroup, slotBound, type Choice, type Slot } from './slots.js';
+import { choiceList, isCommonChoice, materialize, plainGroup, shifted, shiftedGroup, slotBound, type Choice, type Slot } from './slots.js';
 import type { Synonyms } from './synonyms.js';
 import { TopFoods, forEachMatch, groupedByBrand, ranksBefore, topMatches, type FoodTest } from './word-search.js';
 
@@ -119,7 +119,7 @@ export class SearchEngine {
     const one = shiftedGroup(slot);
     if (one !== undefined) {
       const p = this.index.postings(one.group);
-      return p === undefined ? undefined : shifted(p, one.offset);
+      return p === undefined ? undefined : shifted(choiceList(p, one), one.offset);
     }
     const postings = (g: number): GroupPostings | undefined => this.index.postings(g);
     if (within !== undefined) return materialize(slot, postings, within);
@@ -158,7 +158,8 @@ export class SearchEngine {
   private stored(plan: Plan, words: readonly QueryWord[]): ReturnType<SearchIndex['top']> {
     if (plan.slots.length !== 1) return undefined;
     const one = shiftedGroup(plan.slots[0]!);
-    if (one !== undefined) return this.index.top('group', one.group);
+    // (A partial completion ranks its group's foods otherwise: without the whole-name bonus.)
+    if (one !== undefined && one.partial !== true) return this.index.top('group', one.group);
     const only = words.length === 1 ? words[0]! : undefined;
     // A type-ahead word alone: its slot is its prefix's completions.
     return only?.prefix ? this.index.top('prefix', only.text) : undefined;
@@ -299,7 +300,7 @@ export class SearchEngine {
         continue;
       }
       const p = this.index.postings(choice.group);
-      if (p !== undefined) parts.push({ list: p, offset: choice.offset });
+      if (p !== undefined) parts.push({ list: choiceList(p, choice), offset: choice.offset });
     }
     if (rare.length > 0) {
       // A prefix's rest is stored by the import (top-lists.ts); a correction's is made here, and kept.

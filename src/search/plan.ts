@@ -40,7 +40,7 @@ function groupTerm(groups: readonly number[]): Term | undefined {
 
 /** A stable key for equal slots. */
 function slotKey(alternatives: readonly Alternative[]): string {
-  return JSON.stringify(alternatives.map((a) => [a.offset, a.words, a.terms.map((t) => t.choices.map((c) => [c.group, c.forms, c.offset]))]));
+  return JSON.stringify(alternatives.map((a) => [a.offset, a.words, a.terms.map((t) => t.choices.map((c) => [c.group, c.forms, c.offset, c.partial === true]))]));
 }
 
 /** The query's words, each once (a `*` word apart from the same word whole). */
@@ -154,7 +154,10 @@ export function formBit(form: number): number {
   return (1 << Math.min(form, 31)) >>> 0;
 }
 
-/** A type-ahead word: every word it begins, each group once with the forms that begin with it. */
+/**
+ * A type-ahead word: every word it begins, each group once with the forms that begin with it;
+ * a group without the word as typed is a partial completion (ranking.ts `partialCover`).
+ */
 export function prefixAlternatives(prefix: string, vocabulary: Vocabulary, nameOnly: boolean): Alternative[] {
   const [from, to] = vocabulary.prefixRange(prefix);
   const forms = new Map<number, number>();
@@ -164,11 +167,14 @@ export function prefixAlternatives(prefix: string, vocabulary: Vocabulary, nameO
     forms.set(group, ((forms.get(group) ?? 0) | formBit(vocabulary.formOf[w]!)) >>> 0);
   }
   if (forms.size === 0) return [];
+  const typed = vocabulary.wordNumber(prefix);
+  const whole = typed === undefined ? undefined : vocabulary.groupOf[typed];
   const choices = [...forms].sort((a, b) => a[0] - b[0]).map(([group, bits]): Choice => ({
     group,
     // Every form of the group begins with the prefix: no need to look at forms.
     forms: bits === allFormsOf(vocabulary, group) ? ALL_FORMS : bits,
     offset: commonnessOffset(vocabulary.groupFoods[group]!),
+    ...(group === whole ? {} : { partial: true }),
   }));
   return [{ terms: [{ choices }], offset: 0, words: 1 }];
 }

@@ -1,5 +1,5 @@
 import { concat, bytesOf, narrowIds, readIds, readUint32, type Ids } from './blobs.js';
-import { KINDS, coverOf, WEIGHTS, placementOf, inName } from './ranking.js';
+import { KINDS, coverOf, partialCover, WEIGHTS, placementOf, inName } from './ranking.js';
 
 /**
  * A list of the foods one query word matches, in rid order, with how each matches: what the
@@ -27,6 +27,8 @@ export interface GroupPostings extends SlotPostings {
 /** Parts and covers of the 64 placement kinds, shared by every stored list. */
 export const BASE_PARTS = Float64Array.from({ length: KINDS }, (_, kind) => -WEIGHTS.placement[placementOf(kind)]!);
 export const BASE_COVERS = Uint32Array.from({ length: KINDS }, (_, kind) => coverOf(kind));
+/** The covers of a type-ahead completion that is not the word as typed: it counts for no whole-name bonus (ranking.ts `partialCover`). */
+export const PARTIAL_COVERS = BASE_COVERS.map(partialCover);
 
 /** A code for a kind (ranking.ts kindOf). */
 export function baseCode(kind: number): number {

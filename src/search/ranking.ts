@@ -17,12 +17,14 @@ import { COUNTED_SEGMENTS, FIRST_OUTSIDE_NAME, PLACEMENTS } from './food-text.js
  *   word's completion or a typo's correction, how common that word is;
  * - static: how plain the food is (fewer segments and words);
  * - the bonuses: the query names the food's whole head segment (`Apples` in `Apples, raw`,
- *   not `Apple juice, canned`), a whole later segment, or the whole name.
- * docs/search.md explains them with examples; bench/RELEVANCE.md has their measured effect.
+ *   not `Apple juice, canned`), a whole later segment, or the whole name (a type-ahead word
+ *   names it only as typed, not by a longer completion: `partialCover`).
+ * docs/search.md explains them with examples; `npm run relevance` measures them (bench/RELEVANCE.md),
+ * and the commits that set each weight give its measured effect (`git log -- src/search/ranking.ts`).
  */
 
 /** Increments whenever a weight changes: stored first pages (build.ts) were ranked by one version. */
-export const RANKING_VERSION = 2;
+export const RANKING_VERSION = 3;
 
 export const WEIGHTS = {
   /** By placement (food-text.ts PLACEMENT): head, head segment, second segment, later segment, classification, other names, brand, description. */
@@ -71,6 +73,15 @@ export function coverOf(kind: number): number {
   let cover = inName(kind) ? 1 << 24 : 0;
   for (let s = 0; s < COUNTED_SEGMENTS; s++) if ((kind >> (3 + s)) & 1) cover += 1 << (8 * s);
   return cover;
+}
+
+/**
+ * The coverage of a type-ahead completion that is not the word as typed (`mi*` as `miso`): it
+ * counts for the segments' bonuses but not the name's, since the person has not named the food
+ * whole (`mi*` put *Miso* before *Milk, whole*, `eg*` *Eggnog* before *Egg, whole*).
+ */
+export function partialCover(cover: number): number {
+  return cover & 0xffffff;
 }
 
 /** Words of a query beyond this are dropped (the coverage sums count in bytes). */

@@ -4,7 +4,7 @@ import type { SlotPostings } from './postings.js';
  * Common words' postings as one bit per rid: whether a food has the word is a bit test, and
  * its index in the word's list a rank (the count before its block of words plus popcounts),
  * where the list itself needs a search; and which foods have it in their name, a second bit
- * per rid. Built on first use for a postings object and kept as long as it is (WeakMaps beside
+ * per rid. Built on first use for a list's rids and kept as long as they are (WeakMaps beside
  * the postings cache, whose bound does not count them: ~8.5 bytes per 32 foods).
  */
 
@@ -26,8 +26,9 @@ export interface RidBitmap {
   readonly before: Uint32Array;
 }
 
-const bitmaps = new WeakMap<SlotPostings, RidBitmap>();
-const nameBitmaps = new WeakMap<SlotPostings, Uint32Array>();
+// Keyed by the rids, which views of one list share (slots.ts `shifted`, `choiceList`): their codes are the list's too.
+const bitmaps = new WeakMap<Uint32Array, RidBitmap>();
+const nameBitmaps = new WeakMap<Uint32Array, Uint32Array>();
 
 export function popcount32(x: number): number {
   x -= (x >>> 1) & 0x55555555;
@@ -38,7 +39,7 @@ export function popcount32(x: number): number {
 
 /** The list's bitmap over rids below `ridLimit`; undefined for a list too sparse to get one. */
 export function bitmapOf(p: SlotPostings, ridLimit: number): RidBitmap | undefined {
-  let bitmap = bitmaps.get(p);
+  let bitmap = bitmaps.get(p.rids);
   if (bitmap === undefined && p.rids.length * BITMAP_DENSITY >= ridLimit) {
     const words = (ridLimit + 31) >>> 5;
     const bits = new Uint32Array(words);
@@ -53,7 +54,7 @@ export function bitmapOf(p: SlotPostings, ridLimit: number): RidBitmap | undefin
       count += popcount32(bits[w]!);
     }
     bitmap = { bits, before };
-    bitmaps.set(p, bitmap);
+    bitmaps.set(p.rids, bitmap);
   }
   return bitmap;
 }
@@ -73,7 +74,7 @@ export function rankOf(bitmap: RidBitmap, rid: number): number {
  * tier, without locating a single food.
  */
 export function nameBitsOf(p: SlotPostings, ridLimit: number): Uint32Array | undefined {
-  let bits = nameBitmaps.get(p);
+  let bits = nameBitmaps.get(p.rids);
   if (bits === undefined && p.rids.length * BITMAP_DENSITY >= ridLimit) {
     const { rids, codes } = p;
     let named = 0;
@@ -85,7 +86,7 @@ export function nameBitsOf(p: SlotPostings, ridLimit: number): Uint32Array | und
       bits = new Uint32Array((ridLimit + 31) >>> 5);
       for (let i = 0; i < rids.length; i++) if ((codes[i]! & 1) !== 0) bits[rids[i]! >>> 5]! |= 1 << (rids[i]! & 31);
     }
-    nameBitmaps.set(p, bits);
+    nameBitmaps.set(p.rids, bits);
   }
   return bits;
 }

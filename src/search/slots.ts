@@ -1,4 +1,4 @@
-import { BASE_COVERS, BASE_PARTS, type GroupPostings, type SlotPostings } from './postings.js';
+import { BASE_PARTS, PARTIAL_COVERS, type GroupPostings, type SlotPostings } from './postings.js';
 import { envInteger } from '../config.js';
 import { BITMAP_DENSITY } from './rid-bitmaps.js';
 import { seek } from './word-search.js';
@@ -26,6 +26,8 @@ export interface Choice {
   /** The forms that match: bit f for the group's form f; ALL_FORMS for every one. */
   readonly forms: number;
   readonly offset: number;
+  /** A type-ahead completion that is not the word as typed: its foods' lists are seen through `choiceList`. */
+  readonly partial?: boolean;
 }
 
 export interface Term {
@@ -61,7 +63,7 @@ export function plainGroup(slot: Slot): number | undefined {
   const alternative = slot.alternatives[0]!;
   if (alternative.terms.length !== 1 || alternative.offset !== 0 || alternative.words !== 1) return undefined;
   const choices = alternative.terms[0]!.choices;
-  if (choices.length !== 1 || choices[0]!.forms !== ALL_FORMS || choices[0]!.offset !== 0) return undefined;
+  if (choices.length !== 1 || choices[0]!.forms !== ALL_FORMS || choices[0]!.offset !== 0 || choices[0]!.partial === true) return undefined;
   return choices[0]!.group;
 }
 
@@ -69,13 +71,27 @@ export function plainGroup(slot: Slot): number | undefined {
  * A slot that is one group of forms with an offset (a correction, a completion): its list is
  * the group's stored list with every value moved by the offset, so it needs no list of its own.
  */
-export function shiftedGroup(slot: Slot): { group: number; offset: number } | undefined {
+export function shiftedGroup(slot: Slot): Choice | undefined {
   if (slot.alternatives.length !== 1) return undefined;
   const alternative = slot.alternatives[0]!;
   if (alternative.terms.length !== 1 || alternative.offset !== 0 || alternative.words !== 1) return undefined;
   const choices = alternative.terms[0]!.choices;
   if (choices.length !== 1 || choices[0]!.forms !== ALL_FORMS) return undefined;
-  return { group: choices[0]!.group, offset: choices[0]!.offset };
+  return choices[0];
+}
+
+const partialViews = new WeakMap<GroupPostings, GroupPostings>();
+
+/**
+ * A choice's stored list as the choice matches it: the list itself, or for a partial
+ * completion the same foods and codes with PARTIAL_COVERS, one view per list (derived bitmaps
+ * follow the rids, rid-bitmaps.ts, so views share them).
+ */
+export function choiceList(p: GroupPostings, choice: Choice): GroupPostings {
+  if (choice.partial !== true) return p;
+  let view = partialViews.get(p);
+  if (view === undefined) partialViews.set(p, (view = { ...p, covers: PARTIAL_COVERS }));
+  return view;
 }
 
 const shiftedParts = new Map<number, Float64Array>();
@@ -142,8 +158,9 @@ export function better(namedA: number, valueA: number, coverA: number, namedB: n
  * One choice's foods (those with a matching form); with `within` (rids ascending), only those
  * of them, found by galloping from the shorter list into the longer.
  */
-function choiceMatches(p: GroupPostings, choice: Choice, within?: Uint32Array): Matches {
-  const { rids, codes, forms } = p;
+function choiceMatches(stored: GroupPostings, choice: Choice, within?: Uint32Array): Matches {
+  const p = choiceList(stored, choice);
+  const { rids, codes, forms, covers } = p;
   let indexes: Uint32Array | undefined;
   if (within !== undefined) {
     indexes = new Uint32Array(Math.min(within.length, rids.length));
@@ -173,7 +190,7 @@ function choiceMatches(p: GroupPostings, choice: Choice, within?: Uint32Array): 
     out.rids[n] = rids[i]!;
     out.named[n] = code & 1;
     out.values[n] = -BASE_PARTS[code >>> 1]! + choice.offset;
-    out.covers[n] = BASE_COVERS[code >>> 1]!;
+    out.covers[n] = covers[code >>> 1]!;
     n++;
   }
   out.length = n;
@@ -264,13 +281,15 @@ export function unpackEntry(key: number): { named: number; value: number; cover:
   return { named, value: Math.floor(rest / COVER_SPAN) - VALUE_SPAN, cover: rest % COVER_SPAN };
 }
 
-/** Per (parts table, offset): each code's entry packed (`packEntry`), so a food's best entry among lists is a max. */
-const packedTables = new WeakMap<Float64Array, Map<number, Float64Array>>();
+/** Per (parts table, covers table, offset): each code's entry packed (`packEntry`), so a food's best entry among lists is a max. */
+const packedTables = new WeakMap<Float64Array, WeakMap<Uint32Array, Map<number, Float64Array>>>();
 
 /** The packed entry of each code of `list`, its values moved by `offset`. */
 export function packedCodes(list: SlotPostings, offset: number): Float64Array {
-  let byOffset = packedTables.get(list.parts);
-  if (byOffset === undefined) packedTables.set(list.parts, (byOffset = new Map<number, Float64Array>()));
+  let byCovers = packedTables.get(list.parts);
+  if (byCovers === undefined) packedTables.set(list.parts, (byCovers = new WeakMap<Uint32Array, Map<number, Float64Array>>()));
+  let byOffset = byCovers.get(list.covers);
+  if (byOffset === undefined) byCovers.set(list.covers, (byOffset = new Map<number, Float64Array>()));
   let table = byOffset.get(offset);
   if (table === undefined) {
     table = new Float64Array(list.parts.length * 2);
@@ -359,8 +378,9 @@ export function choicesUnion(choices: readonly Choice[], postings: (group: numbe
   let size = 0;
   let limit = 0;
   for (const choice of choices) {
-    const p = postings(choice.group);
-    if (p === undefined || p.rids.length === 0) continue;
+    const stored = postings(choice.group);
+    if (stored === undefined || stored.rids.length === 0) continue;
+    const p = choiceList(stored, choice);
     lists.push(p);
     tables.push(packedCodes(p, choice.offset));
     masks.push(p.forms === undefined ? ALL_FORMS : choice.forms);

@@ -1,6 +1,6 @@
 import { bytesOf, concat, readUint32, type SearchBlobWriter } from './blobs.js';
 import { prefixAlternatives } from './plan.js';
-import { BASE_COVERS, BASE_PARTS, encodeSlotPostings, type GroupPostings } from './postings.js';
+import { BASE_COVERS, BASE_PARTS, PARTIAL_COVERS, encodeSlotPostings, type GroupPostings } from './postings.js';
 import { KINDS, MAX_COVERAGE_BONUS, staticScore } from './ranking.js';
 import { ALL_FORMS, choicesUnion, isCommonChoice, packEntry, unpackEntry } from './slots.js';
 import { wideSlotFoods, type SearchMeta } from './search-meta.js';
@@ -84,6 +84,8 @@ export interface TopListInput {
 const PREFIX_BLOCK = 1 << 15;
 /** A stored posting's code as a packed entry (slots.ts packEntry) with no offset: an offset adds `packEntry(0, offset, 0) - packEntry(0, 0, 0)`. */
 const PACKED_BASE = Float64Array.from({ length: KINDS * 2 }, (_, code) => packEntry(code & 1, -BASE_PARTS[code >>> 1]!, BASE_COVERS[code >>> 1]!));
+/** The same for a partial completion (slots.ts `choiceList`). */
+const PACKED_PARTIAL = Float64Array.from({ length: KINDS * 2 }, (_, code) => packEntry(code & 1, -BASE_PARTS[code >>> 1]!, PARTIAL_COVERS[code >>> 1]!));
 const PACKED_ZERO = packEntry(0, 0, 0);
 
 export function writeTopLists(input: TopListInput, options: { readonly topMin: number; readonly prefixUnions: boolean }, out: SearchBlobWriter): void {
@@ -156,6 +158,7 @@ export function writeTopLists(input: TopListInput, options: { readonly topMin: n
       const cursor = Uint32Array.from(choices, (c) => input.groupStart[c.group]!);
       const end = Uint32Array.from(choices, (c) => input.groupStart[c.group + 1]!);
       const shift = Float64Array.from(choices, (c) => packEntry(0, c.offset, 0) - PACKED_ZERO);
+      const packed = choices.map((c) => (c.partial === true ? PACKED_PARTIAL : PACKED_BASE));
       const top = new TopFoods(depth, ranks.place);
       let matches = 0;
       let named = 0;
@@ -166,13 +169,14 @@ export function writeTopLists(input: TopListInput, options: { readonly topMin: n
           const mask = choices[c]!.forms;
           const all = mask === ALL_FORMS;
           const add = shift[c]!;
+          const table = packed[c]!;
           const stop = end[c]!;
           let i = cursor[c]!;
           for (; i < stop; i++) {
             const rid = rids[i]!;
             if (rid >= limit) break;
             if (!all && (forms[i]! & mask) === 0) continue;
-            const key = PACKED_BASE[codes[i]!]! + add;
+            const key = table[codes[i]!]! + add;
             const at = rid - base;
             const had = best[at]!;
             if (had === 0) touched[n++] = at;

@@ -75,6 +75,10 @@ const CATALOG = {
     f('Green peppers, raw'),
     f('Green onions, raw'),
     f('Supercalifragilisticexpialidocious lollipop', { category: u(12) }),
+    f('Zapote'),
+    f('Zampone, classico', { category: u(12) }),
+    f('Zampone, piccante', { category: u(12) }),
+    f('Zampone, stagionato', { category: u(12) }),
   ],
 };
 
@@ -261,6 +265,14 @@ forEachStore((kind) => {
       assert.equal((await names('apples raw'))[0], 'Apples, raw, with skin');
       assert.equal((await names('cheddar'))[0], 'Cheese, cheddar');
       assert.equal((await names('ched*'))[0], 'Cheese, cheddar');
+    });
+
+    test('a type-ahead word names a whole food only as typed: a longer completion takes no whole-name bonus', async () => {
+      // `za*` completes to zampone (3 foods) and zapote (1): the commoner word first, although
+      // Zapote is all of a name; typed whole, it is.
+      assert.deepEqual(await names('za*'), ['Zampone, classico', 'Zampone, piccante', 'Zampone, stagionato', 'Zapote']);
+      assert.deepEqual(await names('zapote*'), ['Zapote']);
+      assert.deepEqual(await names('zampone*'), await names('zampone'));
     });
 
     test('a name that opens with its brand has no food at its head: the maker\'s words still count as the name\'s', async () => {

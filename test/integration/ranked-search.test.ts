@@ -17,7 +17,7 @@ import { foodWords, type Placement } from '../../src/search/food-text.js';
 import { MARK, nameMarks } from '../../src/search/food-words.js';
 import { formBit, prefixAlternatives } from '../../src/search/plan.js';
 import { NO_PLACE } from '../../src/search/build.js';
-import { WEIGHTS, coverOf, coverageBonus, inName, kindOf, packShape, placementOf, staticScore } from '../../src/search/ranking.js';
+import { WEIGHTS, coverOf, coverageBonus, inName, kindOf, packShape, partialCover, placementOf, staticScore } from '../../src/search/ranking.js';
 import { ALL_FORMS, choicesUnion, isCommonChoice, type Choice, type Slot } from '../../src/search/slots.js';
 import type { SlotPostings } from '../../src/search/postings.js';
 import { TOP_DEPTH } from '../../src/search/search-meta.js';
@@ -158,7 +158,10 @@ function oracle(query: string, nameOnly = false): number[] {
       const g = groups.get(choice.group);
       if (g === undefined || (choice.forms !== ALL_FORMS && (g.forms & choice.forms) === 0)) return undefined;
       const kind = kindOf(g.placement, g.segments);
-      return { named: inName(kind) ? 1 : 0, value: WEIGHTS.placement[placementOf(kind)]! + choice.offset, cover: coverOf(kind) };
+      // A type-ahead completion other than the word as typed counts for no whole-name bonus.
+      const typed = slot.prefix === undefined ? undefined : v.wordNumber(slot.prefix);
+      const partial = slot.prefix !== undefined && (typed === undefined || v.groupOf[typed] !== choice.group);
+      return { named: inName(kind) ? 1 : 0, value: WEIGHTS.placement[placementOf(kind)]! + choice.offset, cover: partial ? partialCover(coverOf(kind)) : coverOf(kind) };
     });
     let tier = 1;
     let sum = 0;
