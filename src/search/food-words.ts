@@ -24,6 +24,8 @@ export const MARK = {
   preserved: 32,
   /** Sold under a brand other than the generic one. */
   branded: 64,
+  /** A part of an animal few people mean by its name: offal, by-products, trimmed fat, roe. */
+  part: 128,
 } as const;
 
 const WORD_MARKS: ReadonlyMap<string, number> = new Map([
@@ -33,11 +35,30 @@ const WORD_MARKS: ReadonlyMap<string, number> = new Map([
   ...['babyfood', 'baby', 'infant', 'toddler', 'junior', 'strained'].map((w) => [w, MARK.baby] as const),
   ...['restaurant', 'fast'].map((w) => [w, MARK.restaurant] as const),
   ...['canned', 'frozen', 'pickled', 'bottled'].map((w) => [w, MARK.preserved] as const),
+  // Offal named alone (`Chicken, liver, …`). Heart, kidney and ears are left out: other foods'
+  // names have them (heart-shaped cereals, kidney beans, cloud ears).
+  ...['liver', 'livers', 'giblets', 'gizzard', 'gizzards', 'tripe', 'feet', 'brain', 'brains', 'tongue', 'spleen', 'lung', 'lungs',
+    'thymus', 'pancreas', 'chitterlings', 'roe', 'backfat', 'fatback'].map((w) => [w, MARK.part] as const),
 ]);
 
 /** The marks of a food from its name's words. */
 export function nameMarks(words: Iterable<string>): number {
   let marks = 0;
-  for (const word of words) marks |= WORD_MARKS.get(word) ?? 0;
+  let separable = false;
+  let fat = false;
+  let lean = false;
+  let variety = false;
+  let meats = false;
+  for (const word of words) {
+    marks |= WORD_MARKS.get(word) ?? 0;
+    separable ||= word === 'separable';
+    fat ||= word === 'fat';
+    lean ||= word === 'lean';
+    variety ||= word === 'variety';
+    meats ||= word === 'meats';
+  }
+  // Trimmed fat alone (`separable fat`, not a cut's `separable lean and fat`); USDA's `variety
+  // meats and by-products` (not a pineapple's `extra sweet variety`).
+  if ((separable && fat && !lean) || (variety && meats)) marks |= MARK.part;
   return marks;
 }

@@ -24,7 +24,7 @@ import { COUNTED_SEGMENTS, FIRST_OUTSIDE_NAME, PLACEMENTS } from './food-text.js
  */
 
 /** Increments whenever a weight changes: stored first pages (build.ts) were ranked by one version. */
-export const RANKING_VERSION = 3;
+export const RANKING_VERSION = 4;
 
 export const WEIGHTS = {
   /** By placement (food-text.ts PLACEMENT): head, head segment, second segment, later segment, classification, other names, brand, description. */
@@ -36,8 +36,8 @@ export const WEIGHTS = {
   /** Per serving (household measure) the food lists after the first, up to `servingsCounted`. */
   perServing: 3,
   servingsCounted: 10,
-  /** By mark (food-words.ts MARK, bit by bit): plain, processed, imitation, baby, restaurant, preserved, branded. */
-  marks: [8, -10, -15, -20, -8, -3, -5],
+  /** By mark (food-words.ts MARK, bit by bit): plain, processed, imitation, baby, restaurant, preserved, branded, part. */
+  marks: [8, -10, -15, -20, -8, -3, -5, -10],
   /** A corrected word, per edit. */
   perEdit: -8,
   /** A word matched through a synonym (a penalty of 4 cost 0.01 of s@1 on the judged set: a synonym is what the person meant). */

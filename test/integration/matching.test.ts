@@ -76,6 +76,8 @@ const CATALOG = {
     f('Green onions, raw'),
     f('Supercalifragilisticexpialidocious lollipop', { category: u(12) }),
     f('Zapote'),
+    f('Quail, giblets, grilled', { category: u(12), servings: serving(4) }),
+    f('Quail, meat only, grilled', { category: u(12) }),
     f('Zampone, classico', { category: u(12) }),
     f('Zampone, piccante', { category: u(12) }),
     f('Zampone, stagionato', { category: u(12) }),
@@ -265,6 +267,11 @@ forEachStore((kind) => {
       assert.equal((await names('apples raw'))[0], 'Apples, raw, with skin');
       assert.equal((await names('cheddar'))[0], 'Cheese, cheddar');
       assert.equal((await names('ched*'))[0], 'Cheese, cheddar');
+    });
+
+    test('an animal\'s name gives its meat before its offal, whatever their servings; named, the offal comes first', async () => {
+      assert.deepEqual(await names('quail'), ['Quail, meat only, grilled', 'Quail, giblets, grilled']);
+      assert.deepEqual(await names('quail giblets'), ['Quail, giblets, grilled']);
     });
 
     test('a type-ahead word names a whole food only as typed: a longer completion takes no whole-name bonus', async () => {
