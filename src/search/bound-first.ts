@@ -183,12 +183,24 @@ function slotBitmaps(slot: UnionSlot, ridLimit: number, scratchAt: number): { bi
 }
 
 /**
- * A cover with `units` in every byte: no food whose query has `units` slots (each adds at most one
- * a byte, ranking.ts coverOf) covers more, so `coverageBonus` of it bounds the food's bonus.
+ * The query's most coverage: `units` a segment's byte and `named` (at most `units`) the name's:
+ * no food whose query has `units` slots (each adds at most one a byte, ranking.ts coverOf), of
+ * which `named` may count for the name (a type-ahead word's longer completions do not:
+ * ranking.ts partialCover), covers more, so `coverageBonus` of it bounds the food's bonus.
  */
-function fullCover(units: number): number {
-  const u = Math.min(units, 255);
-  return u * 2 ** 24 + u * 2 ** 16 + u * 2 ** 8 + u;
+export interface CoverBound {
+  readonly units: number;
+  readonly named: number;
+}
+
+/** The bound orders kept: up to ORDERED_UNITS slots as they are, more as one loosest bound. */
+function boundKey(bound: CoverBound): CoverBound {
+  return bound.units <= ORDERED_UNITS ? { units: bound.units, named: Math.min(bound.named, bound.units) } : { units: ALL_UNITS, named: ALL_UNITS };
+}
+
+function fullCover(bound: CoverBound): number {
+  const { units, named } = boundKey(bound);
+  return named * 2 ** 24 + units * 2 ** 16 + units * 2 ** 8 + units;
 }
 
 /** The food's score can be no better (lower) than its static part less this bonus bound, plus the slots' best parts. */
@@ -203,29 +215,25 @@ export interface BoundOrder {
   readonly bounds: Int32Array;
 }
 
-/** Bound orders per ranks and number of slots (1 to 4 apart, then one for all). */
+/** Bound orders per ranks and cover bound (fullCover: its value is the key). */
 const orders = new WeakMap<FoodRanks, Map<number, BoundOrder>>();
 const ORDERED_UNITS = 4;
 const ALL_UNITS = 255;
 
-/** The slots a bound is made for: up to ORDERED_UNITS as they are, more as one loosest bound. */
-function boundUnits(units: number): number {
-  return units <= ORDERED_UNITS ? units : ALL_UNITS;
-}
-
 /**
- * Every food's rid in order of `staticBound` for queries of `units` slots, best first (a
- * counting sort: bounds are whole numbers). Made once per catalogue version and number of
- * slots, 4 bytes a food; queries of more than ORDERED_UNITS slots share the order of the
- * loosest bound.
+ * Every food's rid in order of `staticBound` for queries of `bound.units` slots (of which
+ * `bound.named` may count for the name), best first (a counting sort: bounds are whole
+ * numbers). Made once per catalogue version and bound, 4 bytes a food; queries of more than
+ * ORDERED_UNITS slots share the order of the loosest bound. A bound looser than the query's
+ * stays correct but reads further: a type-ahead word's completions, read with its name's
+ * bonus counted, made `fat co*` read ~4 times the foods.
  */
-export function boundOrder(ranks: FoodRanks, units: number): BoundOrder {
-  const key = boundUnits(units);
-  let byUnits = orders.get(ranks);
-  if (byUnits === undefined) orders.set(ranks, (byUnits = new Map<number, BoundOrder>()));
-  let order = byUnits.get(key);
+export function boundOrder(ranks: FoodRanks, most: CoverBound): BoundOrder {
+  const cover = fullCover(most);
+  let byCover = orders.get(ranks);
+  if (byCover === undefined) orders.set(ranks, (byCover = new Map<number, BoundOrder>()));
+  let order = byCover.get(cover);
   if (order === undefined) {
-    const cover = fullCover(key);
     const n = ranks.place.length;
     let foods = 0;
     for (let rid = 0; rid < n; rid++) if (ranks.place[rid] !== NO_PLACE) foods++;
@@ -237,7 +245,7 @@ export function boundOrder(ranks: FoodRanks, units: number): BoundOrder {
       bound[k++] = staticBound(rid, ranks, cover);
     }
     order = byBound(rids, bound);
-    byUnits.set(key, order);
+    byCover.set(cover, order);
   }
   return order;
 }
@@ -255,7 +263,7 @@ export function boundOrder(ranks: FoodRanks, units: number): BoundOrder {
  * would be read far (the page's foods have poor bounds), the foods left to read are collected
  * from the bitmaps and put in bound order instead (`matchesByBound`).
  */
-export function boundFirstPage(slots: readonly UnionSlot[], units: number, depth: number, ranks: FoodRanks, scoreAllMax: number): { rids: number[]; total: number } {
+export function boundFirstPage(slots: readonly UnionSlot[], most: CoverBound, depth: number, ranks: FoodRanks, scoreAllMax: number): { rids: number[]; total: number } {
   const ridLimit = ranks.place.length;
   const maps = slots.map((slot, i) => slotBitmaps(slot, ridLimit, i));
   const bits = maps.map((m) => m.bits);
@@ -280,7 +288,7 @@ export function boundFirstPage(slots: readonly UnionSlot[], units: number, depth
   }
   const test = (fromNames ? names : bits).slice();
   const page = pageReading(top, prepared, ranks, named);
-  const order = boundOrder(ranks, units);
+  const order = boundOrder(ranks, most);
   // The catalogue's order is read only while that has cost less than sorting the foods to read
   // by bound would (ski rental: never more than twice the cheaper of the two); then the rest
   // are sorted, from those collected or from the bitmaps. Past its cap, the name tier's size is
@@ -291,7 +299,7 @@ export function boundFirstPage(slots: readonly UnionSlot[], units: number, depth
   const stoppedAt = readInOrder(page, order, sorted, budget);
   if (stoppedAt < order.bounds.length) {
     const from = order.bounds[stoppedAt]!;
-    readInOrder(page, candidates === undefined ? matchesByBound(test, ranks, units, from) : candidatesByBound(candidates, ranks, units, from), [], Infinity);
+    readInOrder(page, candidates === undefined ? matchesByBound(test, ranks, most, from) : candidatesByBound(candidates, ranks, most, from), [], Infinity);
   }
   return { rids: top.sorted(), total };
 }
@@ -303,11 +311,11 @@ export function boundFirstPage(slots: readonly UnionSlot[], units: number, depth
  * bitmap of a slot is made or read: the plain words' foods in common were found by driving
  * the sparsest one (early-top.ts matchingFoods).
  */
-export function candidatesPage(slots: readonly UnionSlot[], candidates: Uint32Array, named: number, units: number, depth: number, ranks: FoodRanks): number[] {
+export function candidatesPage(slots: readonly UnionSlot[], candidates: Uint32Array, named: number, most: CoverBound, depth: number, ranks: FoodRanks): number[] {
   const ridLimit = ranks.place.length;
   const top = new TopFoods(depth, ranks.place);
   const page = pageReading(top, slots.map((slot) => prepare(slot, ridLimit)), ranks, named);
-  readInOrder(page, candidatesByBound(candidates, ranks, units, -Infinity), [], Infinity);
+  readInOrder(page, candidatesByBound(candidates, ranks, most, -Infinity), [], Infinity);
   return top.sorted();
 }
 
@@ -405,9 +413,9 @@ let boundScratch = new Int32Array(1024);
  * The foods in every `test` bitmap whose bound is `from` or more, as a `BoundOrder`: a pass of
  * ANDs, each match's bound, then a counting sort.
  */
-function matchesByBound(test: readonly Uint32Array[], ranks: FoodRanks, units: number, from: number): BoundOrder {
+function matchesByBound(test: readonly Uint32Array[], ranks: FoodRanks, most: CoverBound, from: number): BoundOrder {
   // The same bound as `boundOrder`'s for these slots.
-  const cover = fullCover(boundUnits(units));
+  const cover = fullCover(most);
   let n = 0;
   const first = test[0]!;
   for (let w = 0; w < first.length; w++) {
@@ -429,8 +437,8 @@ function matchesByBound(test: readonly Uint32Array[], ranks: FoodRanks, units: n
 }
 
 /** The `candidates` (rids ascending) whose bound is `from` or more, as a `BoundOrder`. */
-function candidatesByBound(candidates: Uint32Array, ranks: FoodRanks, units: number, from: number): BoundOrder {
-  const cover = fullCover(boundUnits(units));
+function candidatesByBound(candidates: Uint32Array, ranks: FoodRanks, most: CoverBound, from: number): BoundOrder {
+  const cover = fullCover(most);
   if (foundScratch.length < candidates.length) {
     foundScratch = new Uint32Array(candidates.length);
     boundScratch = new Int32Array(candidates.length);

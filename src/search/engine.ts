@@ -10,7 +10,7 @@ import type { GroupPostings, SlotPostings } from './postings.js';
 import type { SearchIndex } from './search-index.js';
 import { TOP_DEPTH, wideSlotFoods } from './search-meta.js';
 import { bitmapOf } from './rid-bitmaps.js';
-import { choiceList, isCommonChoice, materialize, plainGroup, shifted, shiftedGroup, slotBound, type Choice, type Slot } from './slots.js';
+import { choiceList, isCommonChoice, materialize, plainGroup, shifted, shiftedGroup, slotBound, storedForChoices, type Choice, type Slot } from './slots.js';
 import type { Synonyms } from './synonyms.js';
 import { TopFoods, forEachMatch, groupedByBrand, ranksBefore, topMatches, type FoodTest } from './word-search.js';
 
@@ -103,7 +103,7 @@ export class SearchEngine {
     }
     // The bound orders of one to three slots (bound-first.ts): ~20 ms each to make at
     // 1,000,000 foods, 4 MiB each to keep.
-    for (let units = 1; units <= 3; units++) boundOrder(index, units);
+    for (let units = 1; units <= 3; units++) boundOrder(index, { units, named: units });
   }
 
   plan(words: readonly QueryWord[], nameOnly = false, anyOrder = false): Plan {
@@ -124,7 +124,7 @@ export class SearchEngine {
     const postings = (g: number): GroupPostings | undefined => this.index.postings(g);
     if (within !== undefined) return materialize(slot, postings, within);
     // A type-ahead word's slot is its prefix's completions (plan.ts), which the import may have stored.
-    return this.index.madeList(slot.key, () => (slot.prefix === undefined ? undefined : this.index.prefixUnion(slot.prefix)) ?? materialize(slot, postings));
+    return this.index.madeList(slot.key, () => (slot.prefix === undefined ? undefined : storedForChoices(this.index.prefixUnion(slot.prefix), slot.alternatives.flatMap((a) => a.terms.flatMap((t) => t.choices)))) ?? materialize(slot, postings));
   }
 
   /**
@@ -245,8 +245,11 @@ export class SearchEngine {
     const slots: UnionSlot[] = [];
     let unions = 0;
     let units = 0;
+    // Terms that may count for the name's coverage: not a type-ahead word's longer completions.
+    let namedUnits = 0;
     for (const slot of plan.slots) {
       units += Math.max(...slot.alternatives.map((a) => a.terms.length));
+      namedUnits += Math.max(...slot.alternatives.map((a) => a.terms.filter((t) => t.choices.some((c) => c.partial !== true)).length));
       if (this.isWide(slot)) {
         const choices = oneTermChoices(slot);
         if (choices === undefined) return undefined;
@@ -277,10 +280,10 @@ export class SearchEngine {
       if (unions === 0 && named !== undefined) {
         // With the name tier as large as the page, only its foods can enter it.
         const candidates = named >= depth ? common.named : common.rids;
-        if (candidates !== undefined) return { rids: candidatesPage(slots, candidates, named, units, depth, this.index), total: common.total };
+        if (candidates !== undefined) return { rids: candidatesPage(slots, candidates, named, { units, named: namedUnits }, depth, this.index), total: common.total };
       }
     }
-    return boundFirstPage(slots, units, depth, this.index, few);
+    return boundFirstPage(slots, { units, named: namedUnits }, depth, this.index, few);
   }
 
   /**
@@ -304,7 +307,7 @@ export class SearchEngine {
     }
     if (rare.length > 0) {
       // A prefix's rest is stored by the import (top-lists.ts); a correction's is made here, and kept.
-      const stored = slot.prefix === undefined ? undefined : this.index.prefixRest(slot.prefix);
+      const stored = slot.prefix === undefined ? undefined : storedForChoices(this.index.prefixRest(slot.prefix), rare);
       const rest = stored ?? this.slotList({ key: `${slot.key}/rare`, alternatives: [{ terms: [{ choices: rare }], offset: 0, words: 1 }] });
       if (rest !== undefined && rest.rids.length > 0) parts.push({ list: rest, offset: 0 });
     }

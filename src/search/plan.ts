@@ -95,7 +95,7 @@ export function planQuery(words: readonly QueryWord[], vocabulary: Vocabulary, s
   for (let i = 0; i < unique.length;) {
     const word = unique[i]!;
     if (word.prefix) {
-      push(prefixAlternatives(word.text, vocabulary, nameOnly), nameOnly ? undefined : word.text);
+      push(prefixAlternatives(word.text, vocabulary, nameOnly, unique.length === 1), nameOnly ? undefined : word.text);
       i++;
       continue;
     }
@@ -155,10 +155,14 @@ export function formBit(form: number): number {
 }
 
 /**
- * A type-ahead word: every word it begins, each group once with the forms that begin with it;
- * a group without the word as typed is a partial completion (ranking.ts `partialCover`).
+ * A type-ahead word: every word it begins, each group once with the forms that begin with it.
+ * `alone` (the query's only word): a group without the word as typed is a partial completion,
+ * which names no whole food (ranking.ts `partialCover`). Beside other words it is not: there
+ * the whole-name bonus says the words and the completion cover the name (`cheddar ch*`,
+ * *Cheese, cheddar*), and without it a page's foods stood so little above the rest that
+ * bound-first.ts read 3-5 times the foods (`fat co*`, `and sal*` at 1,000,000 foods).
  */
-export function prefixAlternatives(prefix: string, vocabulary: Vocabulary, nameOnly: boolean): Alternative[] {
+export function prefixAlternatives(prefix: string, vocabulary: Vocabulary, nameOnly: boolean, alone = false): Alternative[] {
   const [from, to] = vocabulary.prefixRange(prefix);
   const forms = new Map<number, number>();
   for (let w = from; w < to; w++) {
@@ -174,7 +178,7 @@ export function prefixAlternatives(prefix: string, vocabulary: Vocabulary, nameO
     // Every form of the group begins with the prefix: no need to look at forms.
     forms: bits === allFormsOf(vocabulary, group) ? ALL_FORMS : bits,
     offset: commonnessOffset(vocabulary.groupFoods[group]!),
-    ...(group === whole ? {} : { partial: true }),
+    ...(alone && group !== whole ? { partial: true } : {}),
   }));
   return [{ terms: [{ choices }], offset: 0, words: 1 }];
 }

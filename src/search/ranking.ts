@@ -24,7 +24,7 @@ import { COUNTED_SEGMENTS, FIRST_OUTSIDE_NAME, PLACEMENTS } from './food-text.js
  */
 
 /** Increments whenever a weight changes: stored first pages (build.ts) were ranked by one version. */
-export const RANKING_VERSION = 4;
+export const RANKING_VERSION = 5;
 
 export const WEIGHTS = {
   /** By placement (food-text.ts PLACEMENT): head, head segment, second segment, later segment, classification, other names, brand, description. */
@@ -76,9 +76,10 @@ export function coverOf(kind: number): number {
 }
 
 /**
- * The coverage of a type-ahead completion that is not the word as typed (`mi*` as `miso`): it
- * counts for the segments' bonuses but not the name's, since the person has not named the food
- * whole (`mi*` put *Miso* before *Milk, whole*, `eg*` *Eggnog* before *Egg, whole*).
+ * The coverage of a lone type-ahead word's completion that is not the word as typed (`mi*` as
+ * `miso`; plan.ts prefixAlternatives): it counts for the segments' bonuses but not the name's,
+ * since the person has not named the food whole (`mi*` put *Miso* before *Milk, whole*, `eg*`
+ * *Eggnog* before *Egg, whole*).
  */
 export function partialCover(cover: number): number {
   return cover & 0xffffff;

@@ -1,4 +1,5 @@
 import { BASE_PARTS, PARTIAL_COVERS, type GroupPostings, type SlotPostings } from './postings.js';
+import { partialCover } from './ranking.js';
 import { envInteger } from '../config.js';
 import { BITMAP_DENSITY } from './rid-bitmaps.js';
 import { seek } from './word-search.js';
@@ -80,7 +81,7 @@ export function shiftedGroup(slot: Slot): Choice | undefined {
   return choices[0];
 }
 
-const partialViews = new WeakMap<GroupPostings, GroupPostings>();
+const partialViews = new WeakMap<SlotPostings, SlotPostings>();
 
 /**
  * A choice's stored list as the choice matches it: the list itself, or for a partial
@@ -89,8 +90,24 @@ const partialViews = new WeakMap<GroupPostings, GroupPostings>();
  */
 export function choiceList(p: GroupPostings, choice: Choice): GroupPostings {
   if (choice.partial !== true) return p;
-  let view = partialViews.get(p);
+  let view = partialViews.get(p) as GroupPostings | undefined;
   if (view === undefined) partialViews.set(p, (view = { ...p, covers: PARTIAL_COVERS }));
+  return view;
+}
+
+/**
+ * A stored list of a prefix's completions (top-lists.ts), made as beside other words, for the
+ * `choices` it stands for: itself, seen with partial covers when every one is partial (the
+ * best entry of each food is then the same: a choice's cover counts the name exactly when the
+ * entry is in the name), undefined when only some are.
+ */
+export function storedForChoices(list: SlotPostings | undefined, choices: readonly Choice[]): SlotPostings | undefined {
+  if (list === undefined) return undefined;
+  const partial = choices.filter((c) => c.partial === true).length;
+  if (partial === 0) return list;
+  if (partial < choices.length) return undefined;
+  let view = partialViews.get(list);
+  if (view === undefined) partialViews.set(list, (view = { ...list, covers: list.covers.map(partialCover) }));
   return view;
 }
 

@@ -145,7 +145,9 @@ export function writeTopLists(input: TopListInput, options: { readonly topMin: n
       }
       if (bound < topMin) continue;
       const { rids, codes, forms } = input;
+      // Lists of the completions as beside other words; the first page as the query's only word.
       const choices = prefixAlternatives(prefix, vocabulary, false)[0]!.terms[0]!.choices;
+      const alone = prefixAlternatives(prefix, vocabulary, false, true)[0]!.terms[0]!.choices;
       if (bound > wide) {
         // A wide prefix beside other words is read as its common words' lists and this one (engine.ts unionParts).
         const rare = choices.filter((c) => !isCommonChoice(c, input.groupFoods[c.group]!, ridLimit));
@@ -155,18 +157,18 @@ export function writeTopLists(input: TopListInput, options: { readonly topMin: n
         // (One group of every form is its postings seen through an offset: slots.ts shiftedGroup.)
         out.put(prefixUnionKey(prefix), encodeSlotPostings(choicesUnion(choices, postingsOf)));
       }
-      const cursor = Uint32Array.from(choices, (c) => input.groupStart[c.group]!);
-      const end = Uint32Array.from(choices, (c) => input.groupStart[c.group + 1]!);
-      const shift = Float64Array.from(choices, (c) => packEntry(0, c.offset, 0) - PACKED_ZERO);
-      const packed = choices.map((c) => (c.partial === true ? PACKED_PARTIAL : PACKED_BASE));
+      const cursor = Uint32Array.from(alone, (c) => input.groupStart[c.group]!);
+      const end = Uint32Array.from(alone, (c) => input.groupStart[c.group + 1]!);
+      const shift = Float64Array.from(alone, (c) => packEntry(0, c.offset, 0) - PACKED_ZERO);
+      const packed = alone.map((c) => (c.partial === true ? PACKED_PARTIAL : PACKED_BASE));
       const top = new TopFoods(depth, ranks.place);
       let matches = 0;
       let named = 0;
       for (let base = 0; base < ridLimit; base += PREFIX_BLOCK) {
         const limit = base + PREFIX_BLOCK;
         let n = 0;
-        for (let c = 0; c < choices.length; c++) {
-          const mask = choices[c]!.forms;
+        for (let c = 0; c < alone.length; c++) {
+          const mask = alone[c]!.forms;
           const all = mask === ALL_FORMS;
           const add = shift[c]!;
           const table = packed[c]!;

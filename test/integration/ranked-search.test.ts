@@ -18,7 +18,7 @@ import { MARK, nameMarks } from '../../src/search/food-words.js';
 import { formBit, prefixAlternatives } from '../../src/search/plan.js';
 import { NO_PLACE } from '../../src/search/build.js';
 import { WEIGHTS, coverOf, coverageBonus, inName, kindOf, packShape, partialCover, placementOf, staticScore } from '../../src/search/ranking.js';
-import { ALL_FORMS, choicesUnion, isCommonChoice, type Choice, type Slot } from '../../src/search/slots.js';
+import { ALL_FORMS, choicesUnion, isCommonChoice, storedForChoices, type Choice, type Slot } from '../../src/search/slots.js';
 import type { SlotPostings } from '../../src/search/postings.js';
 import { TOP_DEPTH } from '../../src/search/search-meta.js';
 import { MAX_TOP_PREFIX } from '../../src/search/top-lists.js';
@@ -136,8 +136,10 @@ function foodTexts(on: Database.Database = sql): FoodText[] {
  * vocabulary (word-forms.ts, tested on its own); everything else is recomputed here.
  */
 function oracle(query: string, nameOnly = false): number[] {
-  const plan = engine.plan(queryWords(query), nameOnly);
+  const words = queryWords(query);
+  const plan = engine.plan(words, nameOnly);
   if (plan.matchesNothing) return [];
+  const alone = new Set(words.map((w) => `${w.text}${w.prefix ? '*' : ''}`)).size === 1;
   const v = engine.index.vocabulary;
   const found: { rid: number; tier: number; score: number; place: number }[] = [];
   for (const food of foodTexts()) {
@@ -158,9 +160,9 @@ function oracle(query: string, nameOnly = false): number[] {
       const g = groups.get(choice.group);
       if (g === undefined || (choice.forms !== ALL_FORMS && (g.forms & choice.forms) === 0)) return undefined;
       const kind = kindOf(g.placement, g.segments);
-      // A type-ahead completion other than the word as typed counts for no whole-name bonus.
+      // A lone type-ahead word's completions other than the word as typed count for no whole-name bonus.
       const typed = slot.prefix === undefined ? undefined : v.wordNumber(slot.prefix);
-      const partial = slot.prefix !== undefined && (typed === undefined || v.groupOf[typed] !== choice.group);
+      const partial = slot.prefix !== undefined && alone && (typed === undefined || v.groupOf[typed] !== choice.group);
       return { named: inName(kind) ? 1 : 0, value: WEIGHTS.placement[placementOf(kind)]! + choice.offset, cover: partial ? partialCover(coverOf(kind)) : coverOf(kind) };
     });
     let tier = 1;
@@ -285,6 +287,7 @@ describe('the search data the importer writes', () => {
     const postings = (g: number) => index.postings(g);
     let stored = 0;
     let common = 0;
+    let partialSeen = 0;
     for (const { prefix, choices, bound } of storedPrefixes(v)) {
       const rare = choices.filter((c) => !isCommonChoice(c, v.groupFoods[c.group]!, ridLimit));
       common += choices.length - rare.length;
@@ -296,11 +299,22 @@ describe('the search data the importer writes', () => {
       assert.ok(rest !== undefined, prefix);
       stored++;
       assert.deepEqual(listEntries(rest), listEntries(choicesUnion(rare, postings)), prefix);
+      // The prefix alone: its partial completions' union is the stored list seen with partial covers.
+      const alone = prefixAlternatives(prefix, v, false, true)[0]!.terms[0]!.choices;
+      const aloneRare = alone.filter((c) => !isCommonChoice(c, v.groupFoods[c.group]!, ridLimit));
+      const seen = storedForChoices(rest, aloneRare);
+      const partial = aloneRare.filter((c) => c.partial === true).length;
+      if (partial === aloneRare.length) {
+        assert.deepEqual(listEntries(seen!), listEntries(choicesUnion(aloneRare, postings)), `${prefix}, alone`);
+        partialSeen++;
+      } else {
+        assert.equal(seen, partial === 0 ? rest : undefined, `${prefix}, alone, some completions whole`);
+      }
       // The union of every choice, as the reference path makes it: the stored rest and the common lists.
       const whole = choicesUnion(choices, postings);
       assert.ok(whole.rids.length >= rest.rids.length, prefix);
     }
-    assert.ok(stored > 20 && common > 10, `${stored} stored, ${common} common choices`);
+    assert.ok(stored > 20 && common > 10 && partialSeen > 10, `${stored} stored, ${common} common choices, ${partialSeen} seen alone`);
   });
 
   test('a mid-sized prefix\'s list is stored, the one its completions make at query time', () => {
@@ -308,6 +322,7 @@ describe('the search data the importer writes', () => {
     const v = index.vocabulary;
     const postings = (g: number) => index.postings(g);
     let stored = 0;
+    let partialSeen = 0;
     for (const { prefix, choices, bound } of storedPrefixes(v)) {
       const list = index.prefixUnion(prefix);
       // Between the first pages' minimum (40 here) and a wide slot (150), when not one group of every form.
@@ -318,8 +333,17 @@ describe('the search data the importer writes', () => {
       assert.ok(list !== undefined, prefix);
       stored++;
       assert.deepEqual(listEntries(list), listEntries(choicesUnion(choices, postings)), prefix);
+      const alone = prefixAlternatives(prefix, v, false, true)[0]!.terms[0]!.choices;
+      const seen = storedForChoices(list, alone);
+      if (alone.every((c) => c.partial === true)) {
+        assert.deepEqual(listEntries(seen!), listEntries(choicesUnion(alone, postings)), `${prefix}, alone`);
+        partialSeen++;
+      } else {
+        const whole = alone.every((c) => c.partial !== true);
+        assert.equal(seen, whole ? list : undefined, `${prefix}, alone, the word as typed among its completions`);
+      }
     }
-    assert.ok(stored > 20, `${stored} stored`);
+    assert.ok(stored > 20 && partialSeen > 10, `${stored} stored, ${partialSeen} seen alone`);
   });
 });
 
@@ -374,7 +398,7 @@ describe('ranked search: the fast paths and the reference agree', () => {
     let shown = 0;
     let filtered = 0;
     for (let i = 0; i < 160; i++) {
-      const query = pick(['raw', 'cheese', 'chicken raw', 'with', 'frozen cooked', 'beef', 'soup', 'oil', 'fat', 'brocoli', 'soda', 'ch*', 'raw ch*']);
+      const query = pick(['raw', 'cheese', 'chicken raw', 'with', 'frozen cooked', 'beef', 'soup', 'oil', 'fat', 'brocoli', 'soda', 'ch*', 'raw ch*', 'cheese*', 'c*']);
       // Ids taken from the unfiltered results, so that every filter keeps some foods and drops others.
       const foods = (await store.foods(foodListRequest({ query, limit: '100' }).query)).items.map((hit) => hit.food);
       if (foods.length === 0) continue;
@@ -399,7 +423,7 @@ describe('ranked search: the fast paths and the reference agree', () => {
   });
 
   test('grouped by brand, by classification, in rank and name order; rank:desc and name order of matches', async () => {
-    for (const q of ['raw', 'cheese', 'kellogg', 'chicken breast', 'with salt', 'zyzzyva tie', 'quorblet', 'raw cheese', 'brocoli', 'ch*', 'nonexistentword']) {
+    for (const q of ['raw', 'cheese', 'kellogg', 'chicken breast', 'with salt', 'zyzzyva tie', 'quorblet', 'raw cheese', 'brocoli', 'ch*', 'cheese*', 'nonexistentword']) {
       for (const perGroup of [1, 3]) {
         for (const [limit, offset] of [[20, 0], [5, 7]] as const) {
           const raw = { query: q, grouping: 'brand', 'grouping-limit': String(perGroup), limit: String(limit), offset: String(offset) };

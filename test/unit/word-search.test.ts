@@ -6,7 +6,7 @@ import { earlyTopMatches, matchingFoods, scoreFoods } from '../../src/search/ear
 import { seededRandom } from '../../bench/random.js';
 import { finalScore, forEachCommonFood, forEachMatch, matchScore, matchTier, ranksBefore, topMatches, type FoodRanks } from '../../src/search/word-search.js';
 import { boundFirstPage, boundOrder, drivenPage, type UnionSlot } from '../../src/search/bound-first.js';
-import { BASE_COVERS, BASE_PARTS, baseCode } from '../../src/search/postings.js';
+import { BASE_COVERS, BASE_PARTS, PARTIAL_COVERS, baseCode } from '../../src/search/postings.js';
 import { better } from '../../src/search/slots.js';
 import { foodTest, type RecordRids } from '../../src/search/food-filters.js';
 import { KINDS, coverageBonus, packShape, staticScore } from '../../src/search/ranking.js';
@@ -204,12 +204,13 @@ describe('early termination and counting (early-top.ts)', () => {
 
 describe('slots as unions of lists (bound-first.ts)', () => {
   /** A stored-like list: random rids below `ridLimit`, each a random placement kind (its in-name bit from the kind). */
-  function storedList(random: () => number, ridLimit: number, size: number): SlotPostings {
+  function storedList(random: () => number, ridLimit: number, size: number, partial = false): SlotPostings {
     const rids = new Set<number>();
     while (rids.size < size) rids.add(Math.floor(random() * ridLimit));
     const sorted = Uint32Array.from([...rids].sort((a, b) => a - b));
     const codes = Uint8Array.from(sorted, () => baseCode(Math.floor(random() * KINDS)));
-    return { rids: sorted, codes, parts: BASE_PARTS, covers: BASE_COVERS };
+    // A type-ahead word's longer completion counts for no name coverage (slots.ts choiceList).
+    return { rids: sorted, codes, parts: BASE_PARTS, covers: partial ? PARTIAL_COVERS : BASE_COVERS };
   }
 
   /** The reference: each food's best entry per slot (slots.ts `better`), every match scored and sorted. */
@@ -251,18 +252,23 @@ describe('slots as unions of lists (bound-first.ts)', () => {
       const staticPart = Int16Array.from({ length: ridLimit }, () => -staticScore(Math.floor(random() * 12), Math.floor(random() * 128)));
       const ranks: FoodRanks = { place, shape, staticPart };
       const slotCount = 1 + Math.floor(random() * 3);
+      // Slots of partial completions only count for no name coverage; a slot with one whole part may.
+      let named = 0;
       const slots: UnionSlot[] = Array.from({ length: slotCount }, () => {
         const parts = 1 + Math.floor(random() * 4);
+        const partial = random() < 0.4;
+        const wholePart = partial && random() < 0.3 ? 0 : -1;
+        if (!partial || wholePart === 0) named++;
         // Dense lists (a bitmap: 1 / 16 of the rids or more) and sparse ones, each with an offset.
-        return Array.from({ length: parts }, () => ({
-          list: storedList(random, ridLimit, Math.floor(random() < 0.5 ? ridLimit * (0.07 + random() * 0.6) : random() * ridLimit * 0.05)),
+        return Array.from({ length: parts }, (_, p) => ({
+          list: storedList(random, ridLimit, Math.floor(random() < 0.5 ? ridLimit * (0.07 + random() * 0.6) : random() * ridLimit * 0.05), partial && p !== wholePart),
           offset: 2 * Math.floor(random() * 8),
         }));
       });
       const depth = 1 + Math.floor(random() * 30);
       const want = reference(slots, depth, ranks);
       const scoreAllMax = [0, 20, ridLimit][i % 3]!;
-      const got = boundFirstPage(slots, slotCount, depth, ranks, scoreAllMax);
+      const got = boundFirstPage(slots, { units: slotCount, named }, depth, ranks, scoreAllMax);
       assert.deepEqual(got, want, `case ${i}: ${slotCount} slots, depth ${depth}, score-all cap ${scoreAllMax}`);
       paths[want.total <= scoreAllMax ? 'all' : 'bound']++;
       // A slot of one list drives.
@@ -284,10 +290,11 @@ describe('slots as unions of lists (bound-first.ts)', () => {
     const shape = Uint32Array.from({ length: ridLimit }, () => packShape([1 + Math.floor(random() * 4), Math.floor(random() * 4), Math.floor(random() * 3)], 1 + Math.floor(random() * 9)));
     const staticPart = Int16Array.from({ length: ridLimit }, () => -staticScore(Math.floor(random() * 12), Math.floor(random() * 128)));
     const ranks: FoodRanks = { place, shape, staticPart };
-    for (const units of [1, 2, 3, 4, 7]) {
-      const cover = (units <= 4 ? units : 255) * 0x01010101;
-      const bound = (rid: number): number => staticPart[rid]! - coverageBonus(cover >>> 0, shape[rid]!);
-      const { rids, starts, bounds } = boundOrder(ranks, units);
+    for (const [units, named] of [[1, 1], [1, 0], [2, 2], [2, 1], [3, 3], [3, 1], [4, 4], [7, 7], [7, 2]] as const) {
+      const u = units <= 4 ? units : 255;
+      const cover = ((units <= 4 ? named : 255) * 2 ** 24) + u * 0x010101;
+      const bound = (rid: number): number => staticPart[rid]! - coverageBonus(cover, shape[rid]!);
+      const { rids, starts, bounds } = boundOrder(ranks, { units, named });
       assert.deepEqual([...rids].sort((x, y) => x - y), Array.from(place.keys()).filter((rid) => place[rid] !== 0xffffffff), 'every food once, no rid without one');
       assert.equal(starts[0], 0);
       assert.equal(starts[bounds.length], rids.length);
