@@ -8,7 +8,9 @@ export default tseslint.config(
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+      // The two programs named, not projectService's per-file lookup: 13 % less time for the
+      // whole tree here (39 against 45 s), and the gate runs in the test command.
+      parserOptions: { project: ['./tsconfig.json', './web/tsconfig.json'], tsconfigRootDir: import.meta.dirname },
     },
     rules: {
       // node:test's test() and describe() return promises the runner itself awaits.
