@@ -81,7 +81,9 @@ export function shiftedGroup(slot: Slot): Choice | undefined {
   return choices[0];
 }
 
-const partialViews = new WeakMap<SlotPostings, SlotPostings>();
+/** Views of lists with partial covers, one per list: of a group's postings, of a stored union. */
+const partialGroups = new WeakMap<GroupPostings, GroupPostings>();
+const partialUnions = new WeakMap<SlotPostings, SlotPostings>();
 
 /**
  * A choice's stored list as the choice matches it: the list itself, or for a partial
@@ -90,8 +92,8 @@ const partialViews = new WeakMap<SlotPostings, SlotPostings>();
  */
 export function choiceList(p: GroupPostings, choice: Choice): GroupPostings {
   if (choice.partial !== true) return p;
-  let view = partialViews.get(p) as GroupPostings | undefined;
-  if (view === undefined) partialViews.set(p, (view = { ...p, covers: PARTIAL_COVERS }));
+  let view = partialGroups.get(p);
+  if (view === undefined) partialGroups.set(p, (view = { ...p, covers: PARTIAL_COVERS }));
   return view;
 }
 
@@ -103,11 +105,12 @@ export function choiceList(p: GroupPostings, choice: Choice): GroupPostings {
  */
 export function storedForChoices(list: SlotPostings | undefined, choices: readonly Choice[]): SlotPostings | undefined {
   if (list === undefined) return undefined;
-  const partial = choices.filter((c) => c.partial === true).length;
+  let partial = 0;
+  for (const c of choices) if (c.partial === true) partial++;
   if (partial === 0) return list;
   if (partial < choices.length) return undefined;
-  let view = partialViews.get(list);
-  if (view === undefined) partialViews.set(list, (view = { ...list, covers: list.covers.map(partialCover) }));
+  let view = partialUnions.get(list);
+  if (view === undefined) partialUnions.set(list, (view = { ...list, covers: list.covers.map(partialCover) }));
   return view;
 }
 
