@@ -11,3 +11,8 @@ export const GENERIC_BRAND_IDS: Readonly<Record<Region, string>> = {
   us: '72e34d90-9563-4433-8ec4-c51801d06330',
   au: '4a497106-5e8c-4729-9451-667c2b57514b',
 };
+
+/** Whether a brand id is a region's generic brand. */
+export function isGenericBrand(id: string): boolean {
+  return id === GENERIC_BRAND_IDS.us || id === GENERIC_BRAND_IDS.au;
+}

@@ -6,6 +6,7 @@ import { createWriteStream, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { withClient } from '../../src/store/postgres/connection.js';
+import { rebuildSearchData } from '../../src/store/sqlite/search-store.js';
 import { generate } from '../../bench/generate.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { catalogJsonl, fixtureCatalog, IDS, u, type FixtureCatalog } from '../helpers/fixture-catalog.js';
@@ -63,6 +64,27 @@ function sqliteCatalog(path: string): string {
     for (const [table, columns] of Object.entries(CATALOG_TABLES)) tables[table] = db.prepare(`SELECT ${columns} FROM ${table}`).raw().all() as Rows;
     // Only SQLite stores mid-sized type-ahead prefixes' lists (search/build.ts BuildOptions.prefixUnions): every other blob is the same.
     return normalise(tables, db.prepare(`SELECT key, value FROM search_blobs WHERE key NOT LIKE 'union/a%'`).raw().all() as [string, Buffer][]);
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Asserts that the SQLite file's search data, which its import built partly as the records
+ * arrived (search/food-entries.ts), is what a build from its rows alone writes.
+ */
+function assertSearchDataAsFromRows(path: string): void {
+  const db = new Database(path);
+  try {
+    const blobs = (): [string, Buffer][] => db.prepare('SELECT key, value FROM search_blobs ORDER BY key').raw().all() as [string, Buffer][];
+    const imported = blobs();
+    db.exec('BEGIN');
+    try {
+      rebuildSearchData(db);
+      assert.deepEqual(blobs(), imported, 'the search data the import wrote is the one its rows give');
+    } finally {
+      db.exec('ROLLBACK');
+    }
   } finally {
     db.close();
   }
@@ -158,6 +180,7 @@ describe('import --database-url: the same catalogue as SQLite', () => {
     const second = await twinImport(sqlite(), url, writeJsonl('changed.jsonl', changed));
     assert.match(second.stdout, /imported 8 foods: 1 added, 1 changed, 6 unchanged/);
     assert.equal(await postgresCatalog(url), sqliteCatalog(sqlite()));
+    assertSearchDataAsFromRows(sqlite());
 
     const again = await twinImport(sqlite(), url, writeJsonl('changed-again.jsonl', changed));
     assert.match(again.stdout, /0 added, 0 changed, 8 unchanged/);
@@ -261,13 +284,18 @@ describe('import --database-url: the same catalogue as SQLite', () => {
   /** The fixture catalogue and foods of these names (ids counting down from `firstId`), imported into both stores: the same catalogue. */
   async function sameCatalogWithNames(label: string, names: readonly string[], firstId: number): Promise<void> {
     const catalog = fixtureCatalog();
-    const extra = names.map((name, i) => JSON.stringify({ kind: 'food', ...catalog.foods[0], foodId: u(firstId - i), name, upcs: {} }));
-    const file = writeJsonl(`${label}.jsonl`, catalog, extra);
+    await sameCatalogWith(label, names.map((name, i) => JSON.stringify({ kind: 'food', ...catalog.foods[0], foodId: u(firstId - i), name, upcs: {} })));
+  }
+
+  /** The fixture catalogue and these lines after it, imported into both stores: the same catalogue. */
+  async function sameCatalogWith(label: string, extra: string[]): Promise<void> {
+    const file = writeJsonl(`${label}.jsonl`, fixtureCatalog(), extra);
     const own = await testDatabaseUrl();
     try {
       const imported = await twinImport(join(dir, `${label}.db`), own!, file);
       assert.equal(imported.code, 0, imported.stderr);
       assert.equal(await postgresCatalog(own!), sqliteCatalog(join(dir, `${label}.db`)));
+      assertSearchDataAsFromRows(join(dir, `${label}.db`));
     } finally {
       await dropTestDatabase(own!);
     }
@@ -288,6 +316,17 @@ describe('import --database-url: the same catalogue as SQLite', () => {
     await sameCatalogWithNames('ascii-names', ['Apple pie', 'Apple', 'Apple!', 'Apple', 'Apple, raw', 'Apple\tcake', 'Applesauce', 'Apple'], 690);
   });
 
+  test('the search data made as records arrive is the one SQLite builds from the rows, also for a food written twice or a brand renamed after its foods', async (t) => {
+    if (!url) return t.skip(NO_POSTGRES);
+    const catalog = fixtureCatalog();
+    const first = catalog.foods[0]!;
+    const acme = catalog.brands.find((b) => b.id === IDS.acme)!;
+    // The first food again under another name: its words as first read are not its words.
+    await sameCatalogWith('written-twice', [JSON.stringify({ kind: 'food', ...first, name: 'Gouda, smoked' })]);
+    // Its brand renamed after its foods: their brand words as first read are the old name's.
+    await sameCatalogWith('brand-renamed', [JSON.stringify({ kind: 'brand', ...acme, name: 'Zebrafarm Creamery' })]);
+  });
+
   test('foods streamed in many small pieces, their tags and barcodes copied between them: the same catalogue as SQLite', async (t) => {
     if (!url) return t.skip(NO_POSTGRES);
     const file = join(dir, 'pieces.jsonl');
@@ -302,6 +341,7 @@ describe('import --database-url: the same catalogue as SQLite', () => {
       assert.equal(post.code, 0, post.stderr);
       assert.deepEqual(said(post), said(lite));
       assert.equal(await postgresCatalog(own!), sqliteCatalog(join(dir, 'pieces.db')));
+      assertSearchDataAsFromRows(join(dir, 'pieces.db'));
     } finally {
       await dropTestDatabase(own!);
     }

@@ -1,7 +1,8 @@
 import type { Readable } from 'node:stream';
 import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
-import { GENERIC_BRAND_IDS } from '../../domain/regions.js';
+import { isGenericBrand } from '../../domain/regions.js';
+import type { FoodEntries } from '../../search/food-entries.js';
 import { buildSearchData, type BuildOptions, type SearchFoodRow, type SearchSource } from '../../search/build.js';
 import { copyBinaryRows } from './copy-binary.js';
 import { copyLines, parseField } from './copy-text.js';
@@ -43,7 +44,6 @@ async function copyOut(client: pg.ClientBase, sql: string, each: (fields: string
  * load: readSearchBlobs).
  */
 export async function readSearchSource(client: pg.ClientBase, schema: string, readTimeoutMs?: number): Promise<SearchSource> {
-  const generic = new Set<string>(Object.values(GENERIC_BRAND_IDS));
   const foods: SearchFoodRow[] = [];
   let ridLimit = 0;
   await copyOut(client, `SELECT f.rid, f.name_key, f.classification_fold, f.other_names_fold, f.description_fold, f.servings, f.region,
@@ -61,7 +61,7 @@ export async function readSearchSource(client: pg.ClientBase, schema: string, re
   await copyOut(client, `SELECT rid FROM ${schema}.foods ORDER BY name_key, id`, (row) => nameOrder.push(Number(row[0])), readTimeoutMs);
   const brands: { rid: number; name: string; generic: boolean }[] = [];
   await copyOut(client, `SELECT rid, id, name_key FROM ${schema}.brands`, (row) => {
-    brands.push({ rid: Number(row[0]), name: parseField(row[2]!)!, generic: generic.has(parseField(row[1]!)!) });
+    brands.push({ rid: Number(row[0]), name: parseField(row[2]!)!, generic: isGenericBrand(parseField(row[1]!)!) });
   }, readTimeoutMs);
   const tagFoods: { tag: number; foods: number[] }[] = [];
   // Tags by id, each tag's foods by rid: the order of SQLite's (tag_id, food_rid) key.
@@ -145,7 +145,6 @@ export function importedSearchSource(
   categoryRid: (id: string) => number | undefined,
   tags: Iterable<{ readonly rid: number; readonly id: string }>,
 ): SearchSource {
-  const generic = new Set<string>(Object.values(GENERIC_BRAND_IDS));
   const brandList = [...brands];
   const brandRid = new Map(brandList.map((b) => [b.id, b.rid]));
   let ridLimit = 0;
@@ -164,7 +163,7 @@ export function importedSearchSource(
       }
     },
     nameOrder: () => nameOrder(foods),
-    brands: () => brandList.map((b) => ({ rid: b.rid, name: b.name_key, generic: generic.has(b.id) })),
+    brands: () => brandList.map((b) => ({ rid: b.rid, name: b.name_key, generic: isGenericBrand(b.id) })),
     *tagFoods() {
       const foodsOf = new Map<string, number[]>();
       for (const f of byRid) {
@@ -184,9 +183,9 @@ export function importedSearchSource(
 export const PG_BUILD: BuildOptions = { nameKeys: true };
 
 /** The blobs of the search data built from `source`, in the order the builder wrote them. */
-export function buildSearchBlobs(source: SearchSource): [string, Uint8Array][] {
+export function buildSearchBlobs(source: SearchSource, entries?: FoodEntries): [string, Uint8Array][] {
   const blobs: [string, Uint8Array][] = [];
-  buildSearchData(source, { put: (name, value) => blobs.push([name, value.slice()]) }, PG_BUILD);
+  buildSearchData(source, { put: (name, value) => blobs.push([name, value.slice()]) }, { ...PG_BUILD, entries });
   return blobs;
 }
 

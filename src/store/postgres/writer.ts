@@ -17,7 +17,9 @@ import { ImportWatchdog, importStallMs } from './import-watchdog.js';
 import { copyLines, copyRow, parseField } from './copy-text.js';
 import { CATALOG_CHANNEL, CATALOG_SCHEMA_PREFIX, IMPORT_LOCK, catalogIndexStatements, catalogSchemaName, catalogTablesDdl, catalogVersionOf, migrate, readMeta, setMeta } from './schema.js';
 import { SearchIndex } from '../../search/search-index.js';
-import { buildSearchBlobs, importedSearchSource, rebuildSearchData, writeSearchBlobs, type ImportedFood } from './search-store.js';
+import { FoodEntries } from '../../search/food-entries.js';
+import { isGenericBrand } from '../../domain/regions.js';
+import { PG_BUILD, buildSearchBlobs, importedSearchSource, rebuildSearchData, writeSearchBlobs, type ImportedFood } from './search-store.js';
 
 /**
  * One import into PostgreSQL, with the SQLite writer's rules and outcomes (sqlite/writer.ts,
@@ -222,6 +224,14 @@ export class PostgresImport implements ImportTransaction {
    */
   private writtenRevisions: Map<string, string> | undefined;
   private readonly rewrites = new Map<number, Rewrite>();
+  /**
+   * The search data's first pass over the foods this import writes, made as their records
+   * arrive: the records are bound by the import worker, and this thread has time to spare
+   * then, while the build after them competes with PostgreSQL's index builds for the cores.
+   * Dropped (the build then reads every food) when an entered food would no longer be read as
+   * it was: the food written again, or a brand renamed or moved after its foods came.
+   */
+  private entries: FoodEntries | undefined = new FoodEntries(PG_BUILD.nameKeys ?? false);
   private readonly foodTagLines = new LineBuffer();
   private readonly foodUpcLines = new LineBuffer();
   /** Where each record of this import came from, by kind and id (the latest, as SQLite's import_seen gives it). */
@@ -338,6 +348,7 @@ export class PostgresImport implements ImportTransaction {
     if (row && row.name === brand.name && row.region === brand.region) return 'unchanged';
     refuseNul('brand', brand.name);
     this.referenceMoved();
+    if (row && this.entries !== undefined && this.entries.count > 0) this.entries = undefined;
     this.changedBrands.add(brand.id);
     const fields = { name: brand.name, name_key: fold(brand.name), region: brand.region, updated_at: this.now };
     if (!row) {
@@ -409,6 +420,7 @@ export class PostgresImport implements ImportTransaction {
     let rid: number;
     if (before) {
       rid = before.rid;
+      this.entries = undefined;
       if (this.writtenRevisions?.get(before.revision) === food.foodId) this.writtenRevisions.delete(before.revision);
     } else if (old) {
       rid = old.rid;
@@ -427,6 +439,10 @@ export class PostgresImport implements ImportTransaction {
       source: this.sources.pack(source),
     });
     this.writtenRevisions?.set(food.revisionId, food.foodId);
+    this.entries?.add({
+      rid, name: food.nameKey, classification: food.classificationFold, otherNames: food.otherNamesFold, description: food.descriptionFold,
+      servings: food.servings, region: brand!.region, brand: brand!.rid, category: category!.rid,
+    }, brand!.name_key, isGenericBrand(brand!.id));
 
     const line = copyRow([
       rid, food.foodId, food.revisionId, food.contentHash, food.region, food.brand, food.category, food.name, food.nameKey,
@@ -658,7 +674,7 @@ export class PostgresImport implements ImportTransaction {
     // not. A broken tree fails the import: no search data for it.
     const searchBlobs = problems.length === 0 && this.changedFoods + this.changedBrands.size + this.changedCategories.size + this.changedTags.size > 0
       ? buildSearchBlobs(importedSearchSource([...kept, ...this.written.values()], this.brands.values(),
-        (id) => this.categories.get(id)?.rid, this.tags.values()))
+        (id) => this.categories.get(id)?.rid, this.tags.values()), this.entries)
       : [];
     const answers = (await serverWork).slice(statements.length - checks.length);
     if (foodsMayBreak) foodProblems(answers[0]!.rows as FoodCheckRow[], problems, everything, at);

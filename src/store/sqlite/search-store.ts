@@ -1,5 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { GENERIC_BRAND_IDS } from '../../domain/regions.js';
+import { isGenericBrand } from '../../domain/regions.js';
+import type { FoodEntries } from '../../search/food-entries.js';
 import { buildSearchData, type SearchFoodRow, type SearchSource } from '../../search/build.js';
 import { MemoryBlobs, type SearchBlobs } from '../../search/blobs.js';
 import { SearchIndex } from '../../search/search-index.js';
@@ -50,7 +51,6 @@ function hasSearchColumns(db: Database): boolean {
 /** The catalogue's foods, brands and tags as the engine's builder reads them. */
 export function sqliteSearchSource(db: Database): SearchSource {
   const columns = hasSearchColumns(db);
-  const generic = new Set<string>(Object.values(GENERIC_BRAND_IDS));
   return {
     ridLimit: ((db.prepare('SELECT max(rid) FROM foods').pluck().get() as number | null) ?? 0) + 1,
     *foods(): Iterable<SearchFoodRow> {
@@ -77,7 +77,7 @@ export function sqliteSearchSource(db: Database): SearchSource {
     // The name index alone (it holds the rid): no table page is read.
     nameOrder: () => db.prepare('SELECT rid FROM foods ORDER BY name_key, id').pluck().iterate() as IterableIterator<number>,
     brands: () => (db.prepare('SELECT rid, id, name_key FROM brands').raw().all() as [number, string, string][])
-      .map(([rid, id, name]) => ({ rid, name, generic: generic.has(id) })),
+      .map(([rid, id, name]) => ({ rid, name, generic: isGenericBrand(id) })),
     *tagFoods() {
       const foodsOf = db.prepare<[string], number>('SELECT food_rid FROM food_tags WHERE tag_id = ?').pluck();
       for (const [tag, id] of db.prepare('SELECT rid, id FROM tags ORDER BY id').raw().iterate() as IterableIterator<[number, string]>) {
@@ -87,11 +87,11 @@ export function sqliteSearchSource(db: Database): SearchSource {
   };
 }
 
-/** Rewrites the search data of the whole catalogue inside the caller's transaction. */
-export function rebuildSearchData(db: Database): { words: number } {
+/** Rewrites the search data of the whole catalogue inside the caller's transaction; `entries`: foods the import entered as it wrote them (food-entries.ts). */
+export function rebuildSearchData(db: Database, entries?: FoodEntries): { words: number } {
   db.exec('DELETE FROM search_blobs');
   const insert = db.prepare('INSERT INTO search_blobs (key, value) VALUES (?, ?)');
-  return buildSearchData(sqliteSearchSource(db), { put: (name, bytes) => insert.run(name, bytes) }, { prefixUnions: true });
+  return buildSearchData(sqliteSearchSource(db), { put: (name, bytes) => insert.run(name, bytes) }, { prefixUnions: true, entries });
 }
 
 /** The search index of the database's current version: its stored blobs, or (a database older than them, open read-only) built in memory. */
