@@ -327,7 +327,7 @@ describe('import --database-url: the same catalogue as SQLite', () => {
     await sameCatalogWith('brand-renamed', [JSON.stringify({ kind: 'brand', ...acme, name: 'Zebrafarm Creamery' })]);
   });
 
-  test('foods streamed in many small pieces, their tags and barcodes copied between them: the same catalogue as SQLite', async (t) => {
+  test('foods streamed in many small pieces, their tags and barcodes copied between them, names ordered in runs: the same catalogue as SQLite', async (t) => {
     if (!url) return t.skip(NO_POSTGRES);
     const file = join(dir, 'pieces.jsonl');
     const out = createWriteStream(file);
@@ -336,8 +336,9 @@ describe('import --database-url: the same catalogue as SQLite', () => {
     const own = await testDatabaseUrl();
     try {
       const lite = await runCli(['import', 'catalog', file, '--db', join(dir, 'pieces.db')]);
-      // Pieces of ~1,000 characters (about a food each), tags and barcodes copied every 256 of them.
-      const post = await runCli(['import', 'catalog', file, '--database-url', own!], { FOODLOOKUP_PG_COPY_CHUNK: '1000' });
+      // Pieces of ~1,000 characters (about a food each), tags and barcodes copied every 256 of
+      // them; the name order made in runs of 97 foods, merged at the end (name-runs.ts).
+      const post = await runCli(['import', 'catalog', file, '--database-url', own!], { FOODLOOKUP_PG_COPY_CHUNK: '1000', FOODLOOKUP_PG_NAME_RUN: '97' });
       assert.equal(post.code, 0, post.stderr);
       assert.deepEqual(said(post), said(lite));
       assert.equal(await postgresCatalog(own!), sqliteCatalog(join(dir, 'pieces.db')));

@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import { isGenericBrand } from '../../domain/regions.js';
 import type { FoodEntries } from '../../search/food-entries.js';
+import { HIGH_UNITS, nameKey, ridOfKey } from './name-runs.js';
 import { buildSearchData, type BuildOptions, type SearchFoodRow, type SearchSource } from '../../search/build.js';
 import { copyBinaryRows } from './copy-binary.js';
 import { copyLines, parseField } from './copy-text.js';
@@ -97,16 +98,11 @@ export function compareCodePoints(a: string, b: string): number {
   return x - y;
 }
 
-/** Code units from U+D800 on: where UTF-16 order and code point order can differ. */
-const HIGH_UNITS = /[\uD800-\uFFFF]/;
-
 /**
  * Rids in (name, id) order by code point. Without a code unit from U+D800 on (nearly every
- * catalogue), JavaScript's own string order is that order: each food becomes one string, its
- * name, NUL, its id, NUL, its index (no name or id holds a NUL, which sorts before every other
- * character: a name before the names it begins), sorted by the engine's own comparison. With
- * a comparator function calling back into JavaScript, a million foods took 5.2–6.1 s here;
- * sorted as strings, 2.3–2.9 s.
+ * catalogue), JavaScript's own string order is that order: each food becomes one string
+ * (name-runs.ts `nameKey`), sorted by the engine's own comparison. With a comparator function
+ * calling back into JavaScript, a million foods took 5.2–6.1 s here; sorted as strings, 2.3–2.9 s.
  */
 function nameOrder(foods: readonly ImportedFood[]): number[] {
   if (foods.some((f) => HIGH_UNITS.test(f.name) || HIGH_UNITS.test(f.id))) {
@@ -114,9 +110,7 @@ function nameOrder(foods: readonly ImportedFood[]): number[] {
     order.sort((a, b) => compareCodePoints(foods[a]!.name, foods[b]!.name) || compareCodePoints(foods[a]!.id, foods[b]!.id));
     return Array.from(order, (i) => foods[i]!.rid);
   }
-  const keys = foods.map((f, i) => `${f.name}\0${f.id}\0${i}`);
-  keys.sort();
-  return keys.map((key) => foods[Number(key.slice(key.lastIndexOf('\0') + 1))]!.rid);
+  return foods.map(nameKey).sort().map(ridOfKey);
 }
 
 /** A food as an import holds it for the search data: the foods columns the builder reads, by id. */
@@ -144,6 +138,8 @@ export function importedSearchSource(
   brands: Iterable<{ readonly rid: number; readonly id: string; readonly name_key: string }>,
   categoryRid: (id: string) => number | undefined,
   tags: Iterable<{ readonly rid: number; readonly id: string }>,
+  /** The foods' rids in name order when the import made it already (name-runs.ts). */
+  order?: readonly number[],
 ): SearchSource {
   const brandList = [...brands];
   const brandRid = new Map(brandList.map((b) => [b.id, b.rid]));
@@ -162,7 +158,7 @@ export function importedSearchSource(
         };
       }
     },
-    nameOrder: () => nameOrder(foods),
+    nameOrder: () => order ?? nameOrder(foods),
     brands: () => brandList.map((b) => ({ rid: b.rid, name: b.name_key, generic: isGenericBrand(b.id) })),
     *tagFoods() {
       const foodsOf = new Map<string, number[]>();

@@ -18,6 +18,7 @@ import { copyLines, copyRow, parseField } from './copy-text.js';
 import { CATALOG_CHANNEL, CATALOG_SCHEMA_PREFIX, IMPORT_LOCK, catalogIndexStatements, catalogSchemaName, catalogTablesDdl, catalogVersionOf, migrate, readMeta, setMeta } from './schema.js';
 import { SearchIndex } from '../../search/search-index.js';
 import { FoodEntries } from '../../search/food-entries.js';
+import { NameRuns } from './name-runs.js';
 import { isGenericBrand } from '../../domain/regions.js';
 import { PG_BUILD, buildSearchBlobs, importedSearchSource, rebuildSearchData, writeSearchBlobs, type ImportedFood } from './search-store.js';
 
@@ -232,6 +233,8 @@ export class PostgresImport implements ImportTransaction {
    * it was: the food written again, or a brand renamed or moved after its foods came.
    */
   private entries: FoodEntries | undefined = new FoodEntries(PG_BUILD.nameKeys ?? false);
+  /** The written foods' name order, made as they come (name-runs.ts); dropped with `entries` when a food is written twice. */
+  private nameRuns: NameRuns | undefined = new NameRuns();
   private readonly foodTagLines = new LineBuffer();
   private readonly foodUpcLines = new LineBuffer();
   /** Where each record of this import came from, by kind and id (the latest, as SQLite's import_seen gives it). */
@@ -421,6 +424,7 @@ export class PostgresImport implements ImportTransaction {
     if (before) {
       rid = before.rid;
       this.entries = undefined;
+      this.nameRuns = undefined;
       if (this.writtenRevisions?.get(before.revision) === food.foodId) this.writtenRevisions.delete(before.revision);
     } else if (old) {
       rid = old.rid;
@@ -443,6 +447,7 @@ export class PostgresImport implements ImportTransaction {
       rid, name: food.nameKey, classification: food.classificationFold, otherNames: food.otherNamesFold, description: food.descriptionFold,
       servings: food.servings, region: brand!.region, brand: brand!.rid, category: category!.rid,
     }, brand!.name_key, isGenericBrand(brand!.id));
+    this.nameRuns?.add({ rid, name: food.nameKey, id: food.foodId });
 
     const line = copyRow([
       rid, food.foodId, food.revisionId, food.contentHash, food.region, food.brand, food.category, food.name, food.nameKey,
@@ -674,7 +679,7 @@ export class PostgresImport implements ImportTransaction {
     // not. A broken tree fails the import: no search data for it.
     const searchBlobs = problems.length === 0 && this.changedFoods + this.changedBrands.size + this.changedCategories.size + this.changedTags.size > 0
       ? buildSearchBlobs(importedSearchSource([...kept, ...this.written.values()], this.brands.values(),
-        (id) => this.categories.get(id)?.rid, this.tags.values()), this.entries)
+        (id) => this.categories.get(id)?.rid, this.tags.values(), this.nameRuns?.order(kept)), this.entries)
       : [];
     const answers = (await serverWork).slice(statements.length - checks.length);
     if (foodsMayBreak) foodProblems(answers[0]!.rows as FoodCheckRow[], problems, everything, at);
