@@ -1,6 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { isGenericBrand } from '../../domain/regions.js';
-import type { FoodEntries } from '../../search/food-entries.js';
 import { buildSearchData, type SearchFoodRow, type SearchSource } from '../../search/build.js';
 import { MemoryBlobs, type SearchBlobs } from '../../search/blobs.js';
 import { SearchIndex } from '../../search/search-index.js';
@@ -87,11 +86,11 @@ export function sqliteSearchSource(db: Database): SearchSource {
   };
 }
 
-/** Rewrites the search data of the whole catalogue inside the caller's transaction; `entries`: foods the import entered as it wrote them (food-entries.ts). */
-export function rebuildSearchData(db: Database, entries?: FoodEntries): { words: number } {
+/** Rewrites the search data of the whole catalogue inside the caller's transaction. */
+export function rebuildSearchData(db: Database): { words: number } {
   db.exec('DELETE FROM search_blobs');
   const insert = db.prepare('INSERT INTO search_blobs (key, value) VALUES (?, ?)');
-  return buildSearchData(sqliteSearchSource(db), { put: (name, bytes) => insert.run(name, bytes) }, { prefixUnions: true, entries });
+  return buildSearchData(sqliteSearchSource(db), { put: (name, bytes) => insert.run(name, bytes) }, { prefixUnions: true });
 }
 
 /** The search index of the database's current version: its stored blobs, or (a database older than them, open read-only) built in memory. */

@@ -11,8 +11,6 @@ import {
   type CategoryTreeRow, type FoodCheckRow,
 } from '../import-rules.js';
 import { rebuildSearchData } from './search-store.js';
-import { FoodEntries } from '../../search/food-entries.js';
-import { isGenericBrand } from '../../domain/regions.js';
 
 /**
  * An import that writes this many foods, and at least a quarter as many as the catalogue held,
@@ -28,7 +26,7 @@ export function bulkMinFoods(): number {
 /** The page cache (and so the sorter's memory) while dropped indexes are built, in KiB. */
 const INDEX_BUILD_CACHE_KIB = 8192;
 
-interface BrandLookup { rid: number; name: string; name_key: string; region: string }
+interface BrandLookup { rid: number; name: string; region: string }
 interface CategoryLookup { rid: number; name: string; region: string; parent_id: string | null }
 interface TagLookup { rid: number; name: string }
 
@@ -99,13 +97,6 @@ export class SqliteImport implements ImportTransaction {
   private readonly tags: RowCache<TagLookup>;
   /** Whether a category has a child, by id. */
   private readonly hasChild: RowCache<true>;
-  /**
-   * The search data's first pass over the foods this import writes, made as they are written
-   * (food-entries.ts), so that the build after the records reads only the others. Dropped (the
-   * build then reads every food) when an entered food would no longer be read as it was: the
-   * food written again, or a brand renamed or moved after its foods came.
-   */
-  private entries: FoodEntries | undefined = new FoodEntries(false);
 
   constructor(
     private readonly db: Database,
@@ -121,7 +112,7 @@ export class SqliteImport implements ImportTransaction {
     db.exec('DELETE FROM temp.import_seen');
     this.s = {
       seen: db.prepare('INSERT INTO temp.import_seen (kind, id, source) VALUES (?, ?, ?)'),
-      brandGet: db.prepare('SELECT rid, name, name_key, region FROM brands WHERE id = ?'),
+      brandGet: db.prepare('SELECT rid, name, region FROM brands WHERE id = ?'),
       brandIns: db.prepare('INSERT INTO brands (id, name, name_key, region, updated_at) VALUES (?, ?, ?, ?, ?)'),
       brandUpd: db.prepare('UPDATE brands SET name = ?, name_key = ?, region = ?, updated_at = ? WHERE rid = ?'),
       catGet: db.prepare('SELECT rid, name, region, parent_id FROM categories WHERE id = ?'),
@@ -191,7 +182,6 @@ export class SqliteImport implements ImportTransaction {
     const key = fold(brand.name);
     this.referenceMoved();
     this.changedBrands.add(brand.id);
-    if (row && this.entries !== undefined && this.entries.count > 0) this.entries = undefined;
     this.brands.forget(brand.id);
     if (!row) {
       this.s['brandIns']!.run(brand.id, brand.name, key, brand.region, this.now);
@@ -261,7 +251,6 @@ export class SqliteImport implements ImportTransaction {
     ] as const;
     let rid: number | bigint;
     if (row) {
-      if (this.entries?.has(row.rid)) this.entries = undefined;
       this.s['foodUpd']!.run(...columns, row.rid);
       rid = row.rid;
       this.s['foodTagsDel']!.run(rid);
@@ -272,11 +261,6 @@ export class SqliteImport implements ImportTransaction {
     }
     for (const tag of food.tags) this.s['foodTagsIns']!.run(tag, rid);
     if (food.upcKeys !== '') for (const key of food.upcKeys.split(',')) this.s['foodUpcsIns']!.run(key, rid);
-    const brand = this.brands.get(food.brand)!;
-    this.entries?.add({
-      rid: Number(rid), name: food.nameKey, classification: food.classificationFold, otherNames: food.otherNamesFold,
-      description: food.descriptionFold, servings: food.servings, region: food.region, brand: brand.rid, category: this.categories.get(food.category)!.rid,
-    }, brand.name_key, isGenericBrand(food.brand));
     this.changedFoods++;
     if (++this.writtenFoods === this.bulkAt) this.dropIndexes();
     return row ? 'changed' : 'added';
@@ -424,7 +408,7 @@ export class SqliteImport implements ImportTransaction {
       this.changedFoods += touched.changes;
     }
     if (this.changedFoods + this.changedBrands.size + this.changedCategories.size + this.changedTags.size > 0) {
-      rebuildSearchData(this.db, this.entries);
+      rebuildSearchData(this.db);
       this.db.prepare("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'catalog_version'").run();
       this.db.prepare("UPDATE meta SET value = ? WHERE key = 'last_modified'").run(String(this.now));
       // For /metrics (foodlookup_last_import_duration_seconds): records, checks and search data.
