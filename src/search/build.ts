@@ -95,17 +95,19 @@ export function buildSearchData(source: SearchSource, out: SearchBlobWriter, opt
   const servingsOf = new Uint8Array(ridLimit);
   const marksOf = new Uint8Array(ridLimit);
   const ridAt = entries.rid.array;
+  const [lengths, regions, brands, categories, servings, marks] = [entries.nameLength.array, entries.region.array,
+    entries.brand.array, entries.category.array, entries.servings.array, entries.marks.array];
   let categoryLimit = 1;
   for (let k = 0; k < foods; k++) {
     const rid = ridAt[k]!;
     if (rid >= ridLimit) throw new Error(`search data: food rid ${rid} is beyond the catalogue's ${ridLimit}`);
     entryOf[rid] = k;
-    lengthOf[rid] = entries.nameLength.array[k]!;
-    region[rid] = entries.region.array[k]!;
-    brandOf[rid] = entries.brand.array[k]!;
-    categoryOf[rid] = entries.category.array[k]!;
-    servingsOf[rid] = entries.servings.array[k]!;
-    marksOf[rid] = entries.marks.array[k]!;
+    lengthOf[rid] = lengths[k]!;
+    region[rid] = regions[k]!;
+    brandOf[rid] = brands[k]!;
+    categoryOf[rid] = categories[k]!;
+    servingsOf[rid] = servings[k]!;
+    marksOf[rid] = marks[k]!;
     categoryLimit = Math.max(categoryLimit, categoryOf[rid] + 1);
   }
   const words = entries.words;

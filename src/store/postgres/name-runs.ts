@@ -30,19 +30,20 @@ function runLength(): number {
 }
 
 /**
- * The name order of the foods an import writes, made while their records arrive: each food's
- * key goes into a run, a full run is sorted there and then (on the writer's spare time, as
- * food-entries.ts is made), and the order is the runs merged at the end. Sorting a million
- * keys after the records took 2.2 s of the import's main thread, and making them 1.3 s.
- * Holds nothing once a name or id has a code unit from U+D800 on: the order is then made whole
- * by code point (search-store.ts).
+ * The name order of the foods an import writes, made while their records arrive: the foods go
+ * into a run, a full run is sorted there and then (on the writer's spare time, as
+ * food-entries.ts is made), and the order is the runs merged at the end. Sorting a million keys
+ * after the records took 2.2 s of the import's main thread, and making them 1.3 s. A run holds
+ * the foods themselves (which the import keeps anyway), not their keys: the keys are made to
+ * sort a run and dropped (held until the end, ~90 bytes a food). Holds nothing once a name or id
+ * has a code unit from U+D800 on: the order is then made whole by code point (search-store.ts).
  */
 export class NameRuns {
-  private readonly runs: string[][] = [];
-  private current: string[] = [];
+  private readonly runs: NamedFood[][] = [];
+  private current: NamedFood[] = [];
   private usable = true;
 
-  /** `length`: keys a run holds before it is sorted. */
+  /** `length`: foods a run holds before it is sorted. */
   constructor(private readonly length = runLength()) {}
 
   add(food: NamedFood): void {
@@ -53,7 +54,7 @@ export class NameRuns {
       this.current = [];
       return;
     }
-    this.current.push(nameKey(food));
+    this.current.push(food);
     if (this.current.length >= this.length) this.closeRun();
   }
 
@@ -61,31 +62,42 @@ export class NameRuns {
   order(others: readonly NamedFood[]): number[] | undefined {
     if (!this.usable || others.some((f) => HIGH_UNITS.test(f.name) || HIGH_UNITS.test(f.id))) return undefined;
     this.closeRun();
-    if (others.length > 0) this.runs.push(others.map(nameKey).sort());
+    if (others.length > 0) this.runs.push(sorted(others));
     return merge(this.runs);
   }
 
   private closeRun(): void {
     if (this.current.length === 0) return;
-    this.runs.push(this.current.sort());
+    this.runs.push(sorted(this.current));
     this.current = [];
   }
 }
 
-/** The rids of sorted runs of keys, merged in key order (a binary heap of the runs by their next key). */
-function merge(runs: readonly string[][]): number[] {
+/** Foods in name order, through their keys sorted by the engine's own string comparison (no comparator calls). */
+function sorted(foods: readonly NamedFood[]): NamedFood[] {
+  const index = new Map<number, NamedFood>(foods.map((f) => [f.rid, f]));
+  return foods.map(nameKey).sort().map((key) => index.get(ridOfKey(key))!);
+}
+
+/** (name, id) order by UTF-16 unit, which is code point order without units from U+D800 on. */
+function before(a: NamedFood, b: NamedFood): boolean {
+  return a.name < b.name || (a.name === b.name && a.id < b.id);
+}
+
+/** The rids of sorted runs, merged in name order (a binary heap of the runs by their next food). */
+function merge(runs: readonly NamedFood[][]): number[] {
   const out: number[] = [];
   const at = new Uint32Array(runs.length);
   const heap = runs.flatMap((run, r) => (run.length > 0 ? [r] : []));
-  const head = (r: number): string => runs[r]![at[r]!]!;
+  const head = (r: number): NamedFood => runs[r]![at[r]!]!;
   const down = (from: number): void => {
     let i = from;
     for (;;) {
       const l = 2 * i + 1;
       if (l >= heap.length) return;
       const r = l + 1;
-      const least = r < heap.length && head(heap[r]!) < head(heap[l]!) ? r : l;
-      if (head(heap[least]!) >= head(heap[i]!)) return;
+      const least = r < heap.length && before(head(heap[r]!), head(heap[l]!)) ? r : l;
+      if (!before(head(heap[least]!), head(heap[i]!))) return;
       [heap[i], heap[least]] = [heap[least]!, heap[i]!];
       i = least;
     }
@@ -93,7 +105,7 @@ function merge(runs: readonly string[][]): number[] {
   for (let i = (heap.length >> 1) - 1; i >= 0; i--) down(i);
   while (heap.length > 0) {
     const r = heap[0]!;
-    out.push(ridOfKey(head(r)));
+    out.push(head(r).rid);
     if (++at[r]! === runs[r]!.length) {
       const last = heap.pop()!;
       if (heap.length === 0) break;

@@ -228,7 +228,8 @@ export class PostgresImport implements ImportTransaction {
   /**
    * The search data's first pass over the foods this import writes, made as their records
    * arrive: the records are bound by the import worker, and this thread has time to spare
-   * then, while the build after them competes with PostgreSQL's index builds for the cores.
+   * then, while the build after them competes with PostgreSQL's index builds for the cores
+   * (at ~25 % more of the import's peak memory: bench/README.md, "The PostgreSQL import").
    * Dropped (the build then reads every food) when an entered food would no longer be read as
    * it was: the food written again, or a brand renamed or moved after its foods came.
    */
@@ -436,18 +437,19 @@ export class PostgresImport implements ImportTransaction {
     // Each record brings its own copies of its brand's, category's, tags' and region's strings:
     // kept for the search data are the catalogue's own (the brand's region is the food's),
     // some 250 MB and four million objects fewer at a million foods.
-    this.written.set(food.foodId, {
+    const written: WrittenFood = {
       rid, revision: food.revisionId, hash: food.contentHash, id: food.foodId, name: food.nameKey, classification: food.classificationFold,
       otherNames: food.otherNamesFold, description: food.descriptionFold, servings: food.servings, region: brand!.region,
       brandId: brand!.id, categoryId: category!.id, tags: Array.from(new Set(food.tags), (tag) => this.tags.get(tag)!.id),
       source: this.sources.pack(source),
-    });
+    };
+    this.written.set(food.foodId, written);
     this.writtenRevisions?.set(food.revisionId, food.foodId);
     this.entries?.add({
       rid, name: food.nameKey, classification: food.classificationFold, otherNames: food.otherNamesFold, description: food.descriptionFold,
       servings: food.servings, region: brand!.region, brand: brand!.rid, category: category!.rid,
     }, brand!.name_key, isGenericBrand(brand!.id));
-    this.nameRuns?.add({ rid, name: food.nameKey, id: food.foodId });
+    this.nameRuns?.add(written);
 
     const line = copyRow([
       rid, food.foodId, food.revisionId, food.contentHash, food.region, food.brand, food.category, food.name, food.nameKey,
