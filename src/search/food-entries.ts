@@ -47,7 +47,7 @@ function codePoints(text: string): number {
  * postings out by rid), so an import can feed the foods it writes as their records arrive, on the
  * time its writer's thread has to spare while records are read and checked, and the build adds
  * the foods it did not see. The import must then give the build only foods as they were fed:
- * a food written twice or a brand renamed after its foods came means entries of its own.
+ * a food written twice, or a brand renamed after its foods came, means dropping the entries.
  */
 export class FoodEntries {
   /** Entry k's words are postWord/postCode from start[k] to start[k + 1] (the next entry's start, or the end). */
