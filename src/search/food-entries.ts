@@ -15,7 +15,7 @@ export interface SearchFoodRow extends Omit<FoodTexts, 'brand'> {
 }
 
 /** A growable typed array. */
-export class Growing<T extends Uint32Array | Uint8Array> {
+class Growing<T extends Uint32Array | Uint8Array> {
   length = 0;
   constructor(public array: T, private readonly make: (n: number) => T) {}
   push(value: number): void {

@@ -1,13 +1,18 @@
 import { envInteger } from '../../config.js';
 
 /** Code units from U+D800 on: where UTF-16 order and code point order can differ. */
-export const HIGH_UNITS = /[\uD800-\uFFFF]/;
+const HIGH_UNITS = /[\uD800-\uFFFF]/;
 
 /** A food as the name order reads it. */
 export interface NamedFood {
   readonly rid: number;
   readonly name: string;
   readonly id: string;
+}
+
+/** Whether the food's name or id has a code unit from U+D800 on: its order is then not JavaScript's string order. */
+export function needsCodePoints(food: NamedFood): boolean {
+  return HIGH_UNITS.test(food.name) || HIGH_UNITS.test(food.id);
 }
 
 /**
@@ -48,7 +53,7 @@ export class NameRuns {
 
   add(food: NamedFood): void {
     if (!this.usable) return;
-    if (HIGH_UNITS.test(food.name) || HIGH_UNITS.test(food.id)) {
+    if (needsCodePoints(food)) {
       this.usable = false;
       this.runs.length = 0;
       this.current = [];
@@ -60,7 +65,7 @@ export class NameRuns {
 
   /** The rids of the foods added and of `others`, in name order; undefined when a name or id needs the order by code point. */
   order(others: readonly NamedFood[]): number[] | undefined {
-    if (!this.usable || others.some((f) => HIGH_UNITS.test(f.name) || HIGH_UNITS.test(f.id))) return undefined;
+    if (!this.usable || others.some(needsCodePoints)) return undefined;
     this.closeRun();
     if (others.length > 0) this.runs.push(sorted(others));
     return merge(this.runs);

@@ -3,7 +3,7 @@ import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import { isGenericBrand } from '../../domain/regions.js';
 import type { FoodEntries } from '../../search/food-entries.js';
-import { HIGH_UNITS, nameKey, ridOfKey } from './name-runs.js';
+import { nameKey, needsCodePoints, ridOfKey } from './name-runs.js';
 import { buildSearchData, type BuildOptions, type SearchFoodRow, type SearchSource } from '../../search/build.js';
 import { copyBinaryRows } from './copy-binary.js';
 import { copyLines, parseField } from './copy-text.js';
@@ -105,7 +105,7 @@ export function compareCodePoints(a: string, b: string): number {
  * calling back into JavaScript, a million foods took 5.2–6.1 s here; sorted as strings, 2.3–2.9 s.
  */
 function nameOrder(foods: readonly ImportedFood[]): number[] {
-  if (foods.some((f) => HIGH_UNITS.test(f.name) || HIGH_UNITS.test(f.id))) {
+  if (foods.some(needsCodePoints)) {
     const order = Uint32Array.from(foods.keys());
     order.sort((a, b) => compareCodePoints(foods[a]!.name, foods[b]!.name) || compareCodePoints(foods[a]!.id, foods[b]!.id));
     return Array.from(order, (i) => foods[i]!.rid);
