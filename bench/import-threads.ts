@@ -2,9 +2,10 @@
  * Where an import's CPU goes, thread by thread (Linux: /proc). Runs the real
  * `foodlookup import catalog FILE` into a fresh database file and samples every thread's CPU
  * time each second. Prints, per window, the share of a core taken by the writer's thread (the
- * process's main thread: SQLite), the import worker (reading, checking, preparing rows) and
- * every other thread together (V8's GC helpers, SQLite's sorter threads), then the totals of
- * the record phase (while the worker lives) and of what follows (indexes, checks, search data).
+ * process's main thread: SQLite), the import workers together (reading, checking, preparing
+ * rows; two for a .jsonl file) and every other thread together (V8's GC helpers, SQLite's
+ * sorter threads), then the totals of the record phase (while the workers live) and of what
+ * follows (indexes, checks, search data).
  * With --database-url it imports (--replace) into that PostgreSQL database instead, which it
  * empties first, and samples the import's server process too (`server`: COPY, index builds,
  * checks; it must run on this machine).
@@ -96,14 +97,15 @@ const phases: Record<'records' | 'after', Phase> = {
   after: { writer: 0, worker: 0, others: 0, server: 0, seconds: 0 },
 };
 let last = new Map<number, number>();
-let worker: number | undefined;
+/** The import workers (one, or FOODLOOKUP_IMPORT_READERS sharing a .jsonl file). */
+let workers: ReadonlySet<number> | undefined;
 let workerGone = false;
 let windowStart = performance.now();
 let open = true;
 void ended.then(() => (open = false));
 
 const pct = (ticks: number, seconds: number): string => `${Math.round((100 * ticks) / TICKS / seconds).toString().padStart(3)} %`;
-process.stdout.write(`thread CPU of \`foodlookup import catalog\` (% of one core; writer = main thread), every ${WINDOW} s\n`);
+process.stdout.write(`thread CPU of \`foodlookup import catalog\` (% of one core; writer = main thread, worker = the import workers together), every ${WINDOW} s\n`);
 while (open) {
   // The server process is looked at often: its last ticks before it exits are the import's.
   for (let waited = 0; waited < WINDOW * 1000 && open; waited += 250) {
@@ -117,22 +119,19 @@ while (open) {
   windowStart = performance.now();
   const delta = { writer: 0, worker: 0, others: 0, server: server.ticks - server.counted };
   server.counted = server.ticks;
+  // The workers are the threads but the main one busy for a third of a core or more, found in
+  // the first window they show in (V8's helper threads and SQLite's sorters take less).
+  if (workers === undefined) {
+    const busy = [...now].filter(([tid, ticks]) => tid !== pid && ticks - (last.get(tid) ?? 0) > (TICKS * seconds) / 3).map(([tid]) => tid);
+    if (busy.length > 0) workers = new Set(busy);
+  }
   for (const [tid, ticks] of now) {
     const d = ticks - (last.get(tid) ?? 0);
     if (tid === pid) delta.writer += d;
-    else if (tid === worker) delta.worker += d;
+    else if (workers?.has(tid) === true) delta.worker += d;
     else delta.others += d;
   }
-  // The worker is the busiest thread but the main one, found in the first window it shows in.
-  if (worker === undefined) {
-    const busiest = [...now].filter(([tid]) => tid !== pid).sort((a, b) => b[1] - a[1])[0];
-    if (busiest && busiest[1] > TICKS * seconds * 0.5) {
-      worker = busiest[0];
-      delta.worker += now.get(worker)! - (last.get(worker) ?? 0);
-      delta.others -= now.get(worker)! - (last.get(worker) ?? 0);
-    }
-  }
-  if (worker !== undefined && last.has(worker) && !now.has(worker)) workerGone = true;
+  if (workers !== undefined && [...workers].every((tid) => last.has(tid) && !now.has(tid))) workerGone = true;
   const phase = phases[workerGone ? 'after' : 'records'];
   phase.writer += delta.writer;
   phase.worker += delta.worker;

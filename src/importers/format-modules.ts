@@ -1,4 +1,4 @@
-import { formatReader, type SourceReader } from './formats.js';
+import { formatReader, lineRecordsOf, type LineRecords, type SourceReader } from './formats.js';
 
 /**
  * The module that registers each format. The import worker loads only the one it reads: all of
@@ -23,4 +23,9 @@ export async function loadFormat(name: string): Promise<SourceReader | undefined
   const path = Object.hasOwn(FORMAT_MODULES, name) ? FORMAT_MODULES[name] : undefined;
   if (path !== undefined) await import(path);
   return formatReader(name);
+}
+
+/** Registers one format and returns how it reads a line on its own, if it does. */
+export async function loadLineRecords(name: string): Promise<LineRecords | undefined> {
+  return (await loadFormat(name)) === undefined ? undefined : lineRecordsOf(name);
 }

@@ -1,4 +1,4 @@
-import type { CatalogRecord } from '../domain/records.js';
+import type { CatalogRecord, SourceRef } from '../domain/records.js';
 import type { Region } from '../domain/regions.js';
 
 export interface ReaderOptions {
@@ -27,4 +27,26 @@ export function formatReader(name: string): SourceReader | undefined {
 
 export function formatNames(): string[] {
   return [...readers.keys()].sort();
+}
+
+/**
+ * A format whose files (some kinds of them) hold one record a line, each line read on its own,
+ * with no state carried from line to line: the import can then share a file's lines among
+ * several workers, each taking whole blocks of lines in turn (import-worker.ts).
+ */
+export interface LineRecords {
+  /** Whether every one of these files is such a file. */
+  readonly reads: (paths: readonly string[]) => boolean;
+  /** The record of one line, or undefined for a line that holds none (a blank one). */
+  readonly record: (text: string, source: SourceRef) => CatalogRecord | undefined;
+}
+
+const lineFormats = new Map<string, LineRecords>();
+
+export function registerLineRecords(name: string, lines: LineRecords): void {
+  lineFormats.set(name, lines);
+}
+
+export function lineRecordsOf(name: string): LineRecords | undefined {
+  return lineFormats.get(name);
 }

@@ -20,8 +20,17 @@ export interface WorkerJob {
   readonly region?: Region;
   /** The importer wants the reader's fraction read (ReaderOptions.onProgress). */
   readonly progress: boolean;
-  /** Records per batch. */
+  /**
+   * Records per batch; with `share`, lines per block (a batch is a block's records, empty for a
+   * block of blank lines).
+   */
   readonly batchSize: number;
+  /**
+   * This worker's share of a line-by-line format's files (formats.ts LineRecords): of the
+   * blocks of `batchSize` lines, counted across the files, those whose number modulo `count`
+   * is `index`. Undefined: the worker reads every record.
+   */
+  readonly share?: { readonly index: number; readonly count: number };
   /** Batches the worker may send before the first of them is acknowledged. */
   readonly ahead: number;
 }

@@ -1,13 +1,17 @@
 /**
  * The import worker (started by worker-reader.ts): runs a format's reader, checks each record
  * (checkRecord) and turns each food into its row (foodRow), and sends the results in batches,
- * never more than `ahead` batches before the importing thread has put them.
+ * never more than `ahead` batches before the importing thread has put them. With a share of a
+ * line-by-line format's files, it reads every line but decodes and sends only its own blocks.
  */
+import { basename } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
+import type { CatalogRecord } from '../domain/records.js';
 import { foodRow } from '../store/food-row.js';
 import { checkRecord } from './check-record.js';
-import { loadFormat } from './format-modules.js';
+import { loadFormat, loadLineRecords } from './format-modules.js';
 import { encodeItem, toWireError, type FromWorker, type Slot, type ToWorker, type WorkerJob } from './import-wire.js';
+import { readLines } from './line-reader.js';
 
 const port = parentPort;
 if (!port) throw new Error('import-worker.js runs as a worker thread (worker-reader.ts starts it)');
@@ -42,20 +46,27 @@ async function send(slots: Slot[]): Promise<void> {
   while (unacknowledged >= job.ahead && !stopping) await new Promise<void>((resolve) => (wake = resolve));
 }
 
+function encodeRecord(record: CatalogRecord, slots: Slot[]): void {
+  const item = checkRecord(record);
+  encodeItem(item.kind === 'food' ? { kind: 'food-row', row: foodRow(item.value), source: item.source } : item, slots);
+}
+
+const onProgress = (f: number): void => void (fraction = f);
+
 async function run(): Promise<void> {
+  if (job.share !== undefined) return runShare(job.share);
   const reader = await loadFormat(job.format);
   if (!reader) throw new Error(`unknown format '${job.format}'`);
   const records = reader(job.paths, {
     ...(job.region ? { region: job.region } : {}),
-    ...(job.progress ? { onProgress: (f: number) => void (fraction = f) } : {}),
+    ...(job.progress ? { onProgress } : {}),
   });
   let slots: Slot[] = [];
   let count = 0;
   // Leaving the loop early (stop) returns the reader, which closes its files.
   for await (const record of records) {
     if (stopping) return;
-    const item = checkRecord(record);
-    encodeItem(item.kind === 'food' ? { kind: 'food-row', row: foodRow(item.value), source: item.source } : item, slots);
+    encodeRecord(record, slots);
     if (++count === job.batchSize) {
       await send(slots);
       if (stopping) return;
@@ -65,6 +76,52 @@ async function run(): Promise<void> {
   }
   if (stopping) return;
   if (count > 0) post({ type: 'batch', slots, fraction: progress() });
+  post({ type: 'done', fraction: progress() });
+}
+
+/**
+ * Sends one batch for each of this share's blocks, in order, then 'done'. Every share counts
+ * every line, so the importing thread, taking blocks from the shares in turn, puts the records
+ * in the files' order; the first share alone reports progress (all read the same bytes).
+ */
+async function runShare(share: { readonly index: number; readonly count: number }): Promise<void> {
+  const lines = await loadLineRecords(job.format);
+  if (!lines) throw new Error(`format '${job.format}' is not read line by line`);
+  const block = job.batchSize;
+  let before = 0;
+  /** Whether a block of ours has lines not yet sent (a block may go on in the next file). */
+  let open = false;
+  let slots: Slot[] = [];
+  for (const path of job.paths) {
+    const file = basename(path);
+    const offset = before;
+    const ours = (number: number): boolean => Math.floor((offset + number - 1) / block) % share.count === share.index;
+    const read = readLines(path, { skip: (number) => !ours(number), ...(job.progress && share.index === 0 ? { onProgress } : {}) });
+    try {
+      for (;;) {
+        const next = await read.next();
+        if (next.done === true) {
+          before += next.value;
+          break;
+        }
+        if (stopping) return;
+        const number = next.value.number;
+        const record = lines.record(next.value.text, { file, line: number });
+        if (record !== undefined) encodeRecord(record, slots);
+        open = true;
+        if ((offset + number) % block === 0) {
+          await send(slots);
+          slots = [];
+          open = false;
+        }
+      }
+    } finally {
+      // Closes the file when the loop is left early.
+      await read.return(0);
+    }
+  }
+  if (stopping) return;
+  if (open) post({ type: 'batch', slots, fraction: progress() });
   post({ type: 'done', fraction: progress() });
 }
 

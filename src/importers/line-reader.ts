@@ -13,16 +13,22 @@ export interface Line {
   readonly text: string;
 }
 
+export interface LineOptions {
+  readonly encoding?: BufferEncoding;
+  readonly maxBytes?: number;
+  /** Receives the fraction of the (compressed) file read so far. */
+  readonly onProgress?: (fraction: number) => void;
+  /** Lines (by number) not to decode nor yield: another reader of the same file takes them. */
+  readonly skip?: (number: number) => boolean;
+}
+
 /**
  * Streams the lines of a file (plain or .gz) with bounded memory: a line longer than
  * `maxBytes` throws LineTooLong instead of being buffered whole. CR before LF is dropped.
- * `onBytes` receives the fraction of the (compressed) file read so far.
+ * Returns the number of lines the file has, skipped ones included.
  */
-export async function* readLines(
-  path: string,
-  options: { encoding?: BufferEncoding; maxBytes?: number; onProgress?: (fraction: number) => void } = {},
-): AsyncGenerator<Line> {
-  const { encoding = 'utf8', maxBytes = MAX_LINE_BYTES, onProgress } = options;
+export async function* readLines(path: string, options: LineOptions = {}): AsyncGenerator<Line, number> {
+  const { encoding = 'utf8', maxBytes = MAX_LINE_BYTES, onProgress, skip } = options;
   const size = (await stat(path)).size;
   const raw = createReadStream(path, { highWaterMark: 1 << 20 });
   const input: Readable = path.endsWith('.gz') ? raw.pipe(createGunzip()) : raw;
@@ -43,7 +49,7 @@ export async function* readLines(
       const piece = chunk.subarray(start, nl);
       if (pendingBytes + piece.length > maxBytes) throw new LineTooLong(`line ${number + 1} is longer than ${maxBytes} bytes`);
       number++;
-      yield { number, text: decode(pendingBytes > 0 ? [...pending, piece] : [piece]) };
+      if (skip === undefined || !skip(number)) yield { number, text: decode(pendingBytes > 0 ? [...pending, piece] : [piece]) };
       pending = [];
       pendingBytes = 0;
       start = nl + 1;
@@ -59,6 +65,7 @@ export async function* readLines(
   }
   if (pendingBytes > 0) {
     number++;
-    yield { number, text: decode(pending) };
+    if (skip === undefined || !skip(number)) yield { number, text: decode(pending) };
   }
+  return number;
 }

@@ -1,6 +1,8 @@
+import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { envInteger } from '../config.js';
 import type { ImportItem } from './check-record.js';
+import { loadLineRecords } from './format-modules.js';
 import type { ReaderOptions } from './formats.js';
 import { decodeItems, fromWireError, type FromWorker, type ToWorker, type WorkerJob } from './import-wire.js';
 import { settlesWithin } from '../deadline.js';
@@ -49,20 +51,23 @@ async function ended(worker: Worker, exited: Promise<void>): Promise<void> {
 }
 
 /**
- * The checked records of `format`'s reader over `paths`, read on a worker thread (import-worker.ts),
- * foods as their prepared rows. A reader error ends the records where the reader failed, with
- * the reader's message. Leaving early (the import failed) stops the worker, which closes its
- * files; either way the worker has exited when the iteration ends.
+ * Workers that share a line-by-line format's files (formats.ts LineRecords). The import
+ * worker was the bound of a large import (JSON.parse and the checks, ~85 % of a core, while
+ * the writer's thread took less than half of one); FOODLOOKUP_IMPORT_READERS sets it (1: one
+ * worker reads everything, as for every other format).
  */
-export async function* readInWorker(format: string, paths: readonly string[], options: ReaderOptions): AsyncGenerator<ImportItem> {
-  const job: WorkerJob = {
-    format,
-    paths: [...paths],
-    ...(options.region ? { region: options.region } : {}),
-    progress: options.onProgress !== undefined,
-    batchSize: importBatchSize(),
-    ahead: AHEAD,
-  };
+function lineReaders(): number {
+  return Math.min(8, envInteger('FOODLOOKUP_IMPORT_READERS', 1, Math.min(2, availableParallelism())));
+}
+
+interface Reading {
+  readonly worker: Worker;
+  readonly inbox: Inbox<WorkerEvent>;
+  readonly exited: Promise<void>;
+  done: boolean;
+}
+
+function startWorker(job: WorkerJob): Reading {
   const worker = new Worker(new URL('./import-worker.js', import.meta.url), { workerData: job });
   const inbox = new Inbox<WorkerEvent>();
   const exited = new Promise<void>((resolve) => {
@@ -74,20 +79,45 @@ export async function* readInWorker(format: string, paths: readonly string[], op
   worker.on('message', (message: FromWorker) => inbox.push(message));
   worker.on('error', (error) => inbox.push({ type: 'crashed', error }));
   worker.on('messageerror', (error) => inbox.push({ type: 'crashed', error }));
-  const tell = (message: ToWorker): void => worker.postMessage(message);
-  let done = false;
+  return { worker, inbox, exited, done: false };
+}
+
+/**
+ * The checked records of `format`'s reader over `paths`, read on worker threads (import-worker.ts),
+ * foods as their prepared rows: one worker, or, for a format read line by line, several that
+ * take blocks of lines in turn, whose batches are taken in the same turn (the files' order).
+ * A reader error ends the records where the reader failed, with the reader's message. Leaving
+ * early (the import failed) stops the workers, which close their files; either way every
+ * worker has exited when the iteration ends.
+ */
+export async function* readInWorker(format: string, paths: readonly string[], options: ReaderOptions): AsyncGenerator<ImportItem> {
+  const readers = lineReaders();
+  const shared = readers > 1 && (await loadLineRecords(format))?.reads(paths) === true;
+  const job: WorkerJob = {
+    format,
+    paths: [...paths],
+    ...(options.region ? { region: options.region } : {}),
+    progress: options.onProgress !== undefined,
+    batchSize: importBatchSize(),
+    ahead: AHEAD,
+  };
+  const workers = shared
+    ? Array.from({ length: readers }, (_, index) => startWorker({ ...job, share: { index, count: readers } }))
+    : [startWorker(job)];
   try {
-    for (;;) {
-      const event = await inbox.next();
+    for (let turn = 0; ; turn = (turn + 1) % workers.length) {
+      const reading = workers[turn]!;
+      const event = await reading.inbox.next();
       switch (event.type) {
         case 'batch':
           if (event.fraction !== null) options.onProgress?.(event.fraction);
           yield* decodeItems(event.slots);
-          tell({ type: 'ack' });
+          reading.worker.postMessage({ type: 'ack' } satisfies ToWorker);
           break;
         case 'done':
+          // Every block was sent: the other workers have read every line too.
           if (event.fraction !== null) options.onProgress?.(event.fraction);
-          done = true;
+          reading.done = true;
           return;
         case 'failed':
           throw fromWireError(event.error);
@@ -98,7 +128,7 @@ export async function* readInWorker(format: string, paths: readonly string[], op
       }
     }
   } finally {
-    if (!done) tell({ type: 'stop' });
-    await ended(worker, exited);
+    for (const reading of workers) if (!reading.done) reading.worker.postMessage({ type: 'stop' } satisfies ToWorker);
+    await Promise.all(workers.map((reading) => ended(reading.worker, reading.exited)));
   }
 }

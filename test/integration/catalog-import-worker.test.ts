@@ -14,12 +14,27 @@ import { fixturePath, tempDir } from '../helpers/paths.js';
 import { randomCatalog, type RCatalog } from '../helpers/random-catalog.js';
 
 /**
- * `foodlookup import` reads, checks and prepares records on a worker thread
- * (runImportFromFiles); runImport does it all on the importing thread. Both must write the
- * same catalogue, fail with the same message leaving the catalogue as it was, and skip the same
- * records. Small batches make the worker cross many of them and wait for the importing thread.
+ * `foodlookup import` reads, checks and prepares records on worker threads
+ * (runImportFromFiles): one, or several sharing the lines of `.jsonl` files; runImport does it
+ * all on the importing thread. Each way must write the same catalogue, fail with the same
+ * message leaving the catalogue as it was, and skip the same records. Small batches make the
+ * workers cross many of them and wait for the importing thread.
  */
 const SMALL_BATCHES = { FOODLOOKUP_IMPORT_BATCH: '7' };
+
+/** Runs `body` with these variables set in this process (for runImportFromFiles called here). */
+async function withEnv<T>(variables: Readonly<Record<string, string>>, body: () => Promise<T>): Promise<T> {
+  const saved = Object.keys(variables).map((name) => [name, process.env[name]] as const);
+  Object.assign(process.env, variables);
+  try {
+    return await body();
+  } finally {
+    for (const [name, value] of saved) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  }
+}
 
 let dir: string;
 let cleanup: () => void;
@@ -102,13 +117,16 @@ before(async () => {
 
 after(() => cleanup());
 
-describe('import on a worker thread', () => {
+for (const readers of [1, 3]) describe(`import on worker threads (${readers} reading .jsonl)`, () => {
+  const SMALL_BATCHES = { FOODLOOKUP_IMPORT_BATCH: '7', FOODLOOKUP_IMPORT_READERS: String(readers) };
+  const READERS = { FOODLOOKUP_IMPORT_READERS: String(readers) };
+
   test('a first import writes what the in-thread import writes', async () => {
-    const reference = join(dir, 'start-in-thread.db');
+    const reference = join(dir, `start-in-thread-${readers}.db`);
     const { summary, error } = await inThread(reference, [generated]);
     assert.equal(error, undefined);
     assertSame(start, reference);
-    const again = await runCli(['import', 'catalog', generated, '--db', join(dir, 'start-again.db')]);
+    const again = await runCli(['import', 'catalog', generated, '--db', join(dir, `start-again-${readers}.db`)], READERS);
     assert.equal(again.code, 0, again.stderr);
     assert.deepEqual(printed(again), summary);
   });
@@ -121,14 +139,30 @@ describe('import on a worker thread', () => {
       if (record['kind'] === 'food' && i % 25 === 0) record['revisionId'] = u(700_000 + i);
       return JSON.stringify(record);
     });
-    const paths = [write('changed.jsonl', changed), fixturePath('catalog.json')];
-    const viaWorker = copyOf(start, 'changed-worker.db');
+    const paths = [write(`changed-${readers}.jsonl`, changed), fixturePath('catalog.json')];
+    const viaWorker = copyOf(start, `changed-worker-${readers}.db`);
     const result = await runCli(['import', 'catalog', ...paths, '--db', viaWorker], SMALL_BATCHES);
     assert.equal(result.code, 0, result.stderr);
-    const reference = copyOf(start, 'changed-in-thread.db');
+    const reference = copyOf(start, `changed-in-thread-${readers}.db`);
     const { summary } = await inThread(reference, paths);
     assert.deepEqual(printed(result), summary);
     assert.ok(summary!.changed > 100 && summary!.added === 22, JSON.stringify(summary));
+    assertSame(viaWorker, reference);
+  });
+
+  test('several .jsonl files with blank lines: blocks that go on into the next file write what the in-thread import writes', async () => {
+    const all = readFileSync(generated, 'utf8').trimEnd().split('\n');
+    // Blank lines (also a block of nothing else) and file ends in the middle of blocks of 7.
+    const spaced = [...all.slice(0, 40), '', '', '', '', '', '', '', '', ...all.slice(40).flatMap((line, i) => (i % 97 === 0 ? [line, '  '] : [line]))];
+    const paths = [write(`part-a-${readers}.jsonl`, spaced.slice(0, 503)), write(`part-b-${readers}.jsonl`, spaced.slice(503, 510)),
+      write(`part-c-${readers}.jsonl`, spaced.slice(510))];
+    const viaWorker = join(dir, `parts-worker-${readers}.db`);
+    const result = await runCli(['import', 'catalog', ...paths, '--db', viaWorker], SMALL_BATCHES);
+    assert.equal(result.code, 0, result.stderr);
+    const reference = join(dir, `parts-in-thread-${readers}.db`);
+    const { summary, error } = await inThread(reference, paths);
+    assert.equal(error, undefined);
+    assert.deepEqual(printed(result), summary);
     assertSame(viaWorker, reference);
   });
 
@@ -137,22 +171,22 @@ describe('import on a worker thread', () => {
   const withLine = (line: string): string[] => [...foods.slice(0, firstFood + 50), line, ...foods.slice(firstFood + 50)];
   const food = base.foods[0]!;
   for (const [name, what, content, extraPath, reason] of [
-    ['bad-json', 'bad JSON on a line', withLine('{"kind":"food",'), undefined, /bad-json\.jsonl:\d+: not valid JSON/],
+    ['bad-json', 'bad JSON on a line', withLine('{"kind":"food",'), undefined, /bad-json-\d\.jsonl:\d+: not valid JSON/],
     ['rule', 'a food that breaks a record rule', withLine(JSON.stringify({ kind: 'food', ...food, foodId: u(800_001), servings: [] })), undefined,
-      /rule\.jsonl:\d+: food\.servings must be a list of at least one serving/],
+      /rule-\d\.jsonl:\d+: food\.servings must be a list of at least one serving/],
     ['rejected', 'a food the database rejects', withLine(JSON.stringify({ kind: 'food', ...food, foodId: u(800_002), brand: u(800_003) })), undefined,
-      /rejected\.jsonl:\d+: brand 00000000-0000-4000-8000-000000800003 does not exist/],
+      /rejected-\d\.jsonl:\d+: brand 00000000-0000-4000-8000-000000800003 does not exist/],
     ['second', 'a reader error after the records of the first file', foods, 'second.txt', /second\.txt: a catalogue file ends in \.json or \.jsonl/],
   ] as const) {
     test(`${what}: the import fails with the in-thread message and changes nothing`, async () => {
-      const paths = [write(`${name}.jsonl`, content), ...(extraPath ? [write(extraPath, [])] : [])];
-      const target = copyOf(start, `${name}-worker.db`);
+      const paths = [write(`${name}-${readers}.jsonl`, content), ...(extraPath ? [write(extraPath, [])] : [])];
+      const target = copyOf(start, `${name}-${readers}-worker.db`);
       const before = snapshot(target);
       const result = await runCli(['import', 'catalog', ...paths, '--db', target], SMALL_BATCHES);
       assert.equal(result.code, 1, result.stderr);
       assert.match(result.stderr, reason);
       assert.equal(snapshot(target), before, 'the database changed');
-      const { error } = await inThread(copyOf(start, `${name}-in-thread.db`), paths);
+      const { error } = await inThread(copyOf(start, `${name}-${readers}-in-thread.db`), paths);
       assert.equal(result.stderr, `import failed, nothing was changed: ${error?.message}\n`);
     });
   }
@@ -164,12 +198,12 @@ describe('import on a worker thread', () => {
       JSON.stringify({ kind: 'food', ...food, foodId: u(800_012), brand: u(800_013) }),
       '{"kind":"spice"}',
     ];
-    const path = write('some-bad.jsonl', [...foods.slice(0, firstFood + 30), bad[0]!, ...foods.slice(firstFood + 30, firstFood + 90),
+    const path = write(`some-bad-${readers}.jsonl`, [...foods.slice(0, firstFood + 30), bad[0]!, ...foods.slice(firstFood + 30, firstFood + 90),
       bad[1]!, bad[2]!, ...foods.slice(firstFood + 90), bad[3]!]);
-    const viaWorker = join(dir, 'skip-worker.db');
+    const viaWorker = join(dir, `skip-worker-${readers}.db`);
     const result = await runCli(['import', 'catalog', path, '--db', viaWorker, '--skip-invalid'], SMALL_BATCHES);
     assert.equal(result.code, 0, result.stderr);
-    const reference = join(dir, 'skip-in-thread.db');
+    const reference = join(dir, `skip-in-thread-${readers}.db`);
     const { summary, skips } = await inThread(reference, [path], { skipInvalid: true });
     assert.equal(skips.length, 4);
     assert.equal(result.stderr, skips.map((message) => `skipped ${message}\n`).join(''));
@@ -179,14 +213,14 @@ describe('import on a worker thread', () => {
 
   test('progress: the same record counts as in-thread, and the fraction read rises to 1', async () => {
     const reference: number[] = [];
-    await inThread(join(dir, 'progress-in-thread.db'), [generated], { onRecords: (n) => reference.push(n) });
-    const store = new SqliteCatalogStore(join(dir, 'progress-worker.db'));
+    await inThread(join(dir, `progress-in-thread-${readers}.db`), [generated], { onRecords: (n) => reference.push(n) });
+    const store = new SqliteCatalogStore(join(dir, `progress-worker-${readers}.db`));
     const counts: number[] = [];
     const fractions: number[] = [];
     try {
-      await runImportFromFiles(store, 'catalog', [generated], { onProgress: (f) => fractions.push(f) }, {
+      await withEnv(READERS, () => runImportFromFiles(store, 'catalog', [generated], { onProgress: (f) => fractions.push(f) }, {
         replace: false, skipInvalid: false, onRecords: (n) => counts.push(n),
-      });
+      }));
     } finally {
       await store.close();
     }
@@ -204,17 +238,17 @@ describe('import on a worker thread', () => {
   }
 
   test('a record the database rejects stops the worker early: its thread has ended when the import fails', async () => {
-    const path = rejectedEarly('early-in-process.jsonl');
+    const path = rejectedEarly(`early-in-process-${readers}.jsonl`);
     const threads = (): number => readdirSync('/proc/self/task').length;
-    const store = new SqliteCatalogStore(copyOf(start, 'early-in-process.db'));
+    const store = new SqliteCatalogStore(copyOf(start, `early-in-process-${readers}.db`));
     const fractions: number[] = [];
     const before = threads();
     try {
       await assert.rejects(
-        runImportFromFiles(store, 'catalog', [path], { onProgress: (f) => fractions.push(f) }, { replace: false, skipInvalid: false }),
-        (error: Error) => error instanceof ImportFailed && /early-in-process\.jsonl:\d+: brand \S+ does not exist/.test(error.message),
+        withEnv(READERS, () => runImportFromFiles(store, 'catalog', [path], { onProgress: (f) => fractions.push(f) }, { replace: false, skipInvalid: false })),
+        (error: Error) => error instanceof ImportFailed && /early-in-process-\d\.jsonl:\d+: brand \S+ does not exist/.test(error.message),
       );
-      assert.equal(threads(), before, 'the worker thread is gone');
+      assert.equal(threads(), before, 'the worker threads are gone');
     } finally {
       await store.close();
     }
@@ -222,11 +256,11 @@ describe('import on a worker thread', () => {
   });
 
   test('a record the database rejects ends the CLI import with its message (no thread left to keep the process alive)', async () => {
-    const target = copyOf(start, 'early.db');
+    const target = copyOf(start, `early-${readers}.db`);
     const before = snapshot(target);
-    const result = await runCli(['import', 'catalog', rejectedEarly('early.jsonl'), '--db', target], SMALL_BATCHES, 60_000);
+    const result = await runCli(['import', 'catalog', rejectedEarly(`early-${readers}.jsonl`), '--db', target], SMALL_BATCHES, 60_000);
     assert.equal(result.code, 1, result.stderr);
-    assert.match(result.stderr, /^import failed, nothing was changed: early\.jsonl:\d+: brand 00000000-0000-4000-8000-000000800022 does not exist/);
+    assert.match(result.stderr, /^import failed, nothing was changed: early-\d\.jsonl:\d+: brand 00000000-0000-4000-8000-000000800022 does not exist/);
     assert.equal(snapshot(target), before, 'the database changed');
   });
 });

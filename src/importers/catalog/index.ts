@@ -1,4 +1,5 @@
-import { registerFormat } from '../formats.js';
-import { readCatalog } from './reader.js';
+import { registerFormat, registerLineRecords } from '../formats.js';
+import { catalogLines, readCatalog } from './reader.js';
 
 registerFormat('catalog', readCatalog);
+registerLineRecords('catalog', catalogLines);

@@ -2,7 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { CatalogRecord, SourceRef } from '../../domain/records.js';
 import { readLines } from '../line-reader.js';
-import type { ReaderOptions, SourceReader } from '../formats.js';
+import type { LineRecords, ReaderOptions, SourceReader } from '../formats.js';
 
 type Kind = 'brand' | 'category' | 'tag' | 'food';
 
@@ -18,24 +18,29 @@ function toRecord(kind: Kind, raw: unknown, source: SourceRef): CatalogRecord {
   return { kind, value: raw, source } as CatalogRecord;
 }
 
+/** The record of one line of a `.jsonl` catalogue; undefined for a blank line. */
+function recordOfLine(text: string, source: SourceRef): CatalogRecord | undefined {
+  if (text.trim() === '') return undefined;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    return { kind: 'invalid', reason: `not valid JSON: ${(error as Error).message}`, source };
+  }
+  const kind = (raw as { kind?: unknown } | null)?.kind;
+  if (kind !== 'brand' && kind !== 'category' && kind !== 'tag' && kind !== 'food') {
+    return { kind: 'invalid', reason: 'a line must be an object with "kind": "brand", "category", "tag" or "food"', source };
+  }
+  return toRecord(kind, raw, source);
+}
+
+const isJsonl = (path: string): boolean => path.endsWith('.jsonl') || path.endsWith('.jsonl.gz');
+
 async function* readJsonl(path: string, options: ReaderOptions): AsyncGenerator<CatalogRecord> {
   const file = basename(path);
   for await (const line of readLines(path, { onProgress: options.onProgress })) {
-    if (line.text.trim() === '') continue;
-    const source = { file, line: line.number };
-    let raw: unknown;
-    try {
-      raw = JSON.parse(line.text);
-    } catch (error) {
-      yield { kind: 'invalid', reason: `not valid JSON: ${(error as Error).message}`, source };
-      continue;
-    }
-    const kind = (raw as { kind?: unknown } | null)?.kind;
-    if (kind !== 'brand' && kind !== 'category' && kind !== 'tag' && kind !== 'food') {
-      yield { kind: 'invalid', reason: 'a line must be an object with "kind": "brand", "category", "tag" or "food"', source };
-      continue;
-    }
-    yield toRecord(kind, raw, source);
+    const record = recordOfLine(line.text, { file, line: line.number });
+    if (record !== undefined) yield record;
   }
 }
 
@@ -66,8 +71,14 @@ async function* readJson(path: string): AsyncGenerator<CatalogRecord> {
 /** Our own format (contract C4): `.json` whole, `.jsonl` streamed one record per line. */
 export const readCatalog: SourceReader = async function* (paths, options) {
   for (const path of paths) {
-    if (path.endsWith('.jsonl') || path.endsWith('.jsonl.gz')) yield* readJsonl(path, options);
+    if (isJsonl(path)) yield* readJsonl(path, options);
     else if (path.endsWith('.json')) yield* readJson(path);
     else throw new Error(`${basename(path)}: a catalogue file ends in .json or .jsonl`);
   }
+};
+
+/** `.jsonl` catalogues: each line a record of its own, so that several workers may share them. */
+export const catalogLines: LineRecords = {
+  reads: (paths) => paths.every(isJsonl),
+  record: recordOfLine,
 };
