@@ -229,7 +229,7 @@ export class PostgresImport implements ImportTransaction {
    * The search data's first pass over the foods this import writes, made as their records
    * arrive: the records are bound by the import worker, and this thread has time to spare
    * then, while the build after them competes with PostgreSQL's index builds for the cores
-   * (at ~25 % more of the import's peak memory: bench/README.md, "The PostgreSQL import").
+   * (at ~25 % more of the import's peak memory: bench/README.md, "Where an import's time goes").
    * Dropped (the build then reads every food) when an entered food would no longer be read as
    * it was: the food written again, or a brand renamed or moved after its foods came.
    */
