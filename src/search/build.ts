@@ -57,11 +57,6 @@ export interface BuildOptions {
    * index is a round trip away (PostgreSQL), so that a prefix search finds its run in memory.
    */
   readonly nameKeys?: boolean;
-  /**
-   * Foods entered beforehand, as an import's records arrived (food-entries.ts): the build adds
-   * the source's other foods to them, and consumes them (a build's merging overwrites them).
-   */
-  readonly entries?: FoodEntries;
 }
 
 /** Builds every blob of the catalogue's search data; returns the number of words. */
@@ -75,15 +70,8 @@ export function buildSearchData(source: SearchSource, out: SearchBlobWriter, opt
     if (b.generic) genericBrands.add(b.rid);
     brandLimit = Math.max(brandLimit, b.rid + 1);
   }
-  // Foods an import has entered as their records arrived, and the rest.
-  const entries = options.entries ?? new FoodEntries(options.nameKeys ?? false);
-  const fed = entries.count;
-  let given = 0;
-  for (const food of source.foods()) {
-    given++;
-    if (!entries.has(food.rid)) entries.add(food, brandName.get(food.brand) ?? '', genericBrands.has(food.brand));
-  }
-  if (entries.count !== given) throw new Error(`search data: ${entries.count - given} of ${fed} foods entered beforehand are not in the catalogue`);
+  const entries = new FoodEntries(options.nameKeys ?? false);
+  for (const food of source.foods()) entries.add(food, brandName.get(food.brand) ?? '', genericBrands.has(food.brand));
   const foods = entries.count;
   const place = new Uint32Array(ridLimit).fill(NO_PLACE);
   // Each food's entry, by rid; the facts filters test, by rid.

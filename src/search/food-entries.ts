@@ -44,10 +44,7 @@ function codePoints(text: string): number {
  * The build's first pass (build.ts), food by food: each food's distinct words, numbered as first
  * seen, with their placement codes, and the facts searches test. What the build makes of them
  * does not depend on the foods' order (it numbers the words again in sorted order and lays the
- * postings out by rid), so an import can feed the foods it writes as their records arrive, on the
- * time its writer's thread has to spare while records are read and checked, and the build adds
- * the foods it did not see. The import must then give the build only foods as they were fed:
- * a food written twice, or a brand renamed after its foods came, means dropping the entries.
+ * postings out by rid).
  */
 export class FoodEntries {
   /** Entry k's words are postWord/postCode from start[k] to start[k + 1] (the next entry's start, or the end). */

@@ -292,14 +292,14 @@ describe('import --database-url: the same catalogue as SQLite', () => {
     await sameCatalogWithNames('ascii-names', ['Apple pie', 'Apple', 'Apple!', 'Apple', 'Apple, raw', 'Apple\tcake', 'Applesauce', 'Apple'], 690);
   });
 
-  test('the search data made as records arrive is the one SQLite builds from the rows, also for a food written twice or a brand renamed after its foods', async (t) => {
+  test('the search data is the one SQLite builds from the rows, also for a food written twice (its name order as first written is not its order) or a brand renamed after its foods', async (t) => {
     if (!url) return t.skip(NO_POSTGRES);
     const catalog = fixtureCatalog();
     const first = catalog.foods[0]!;
     const acme = catalog.brands.find((b) => b.id === IDS.acme)!;
-    // The first food again under another name: its words as first read are not its words.
+    // The first food again under another name: the name runs made as it came are dropped.
     await sameCatalogWith('written-twice', [JSON.stringify({ kind: 'food', ...first, name: 'Gouda, smoked' })]);
-    // Its brand renamed after its foods: their brand words as first read are the old name's.
+    // Its brand renamed after its foods: their brand words are the new name's.
     await sameCatalogWith('brand-renamed', [JSON.stringify({ kind: 'brand', ...acme, name: 'Zebrafarm Creamery' })]);
   });
 

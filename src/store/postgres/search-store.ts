@@ -2,7 +2,6 @@ import type { Readable } from 'node:stream';
 import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import { isGenericBrand } from '../../domain/regions.js';
-import type { FoodEntries } from '../../search/food-entries.js';
 import { nameKey, needsCodePoints, ridOfKey } from './name-runs.js';
 import { buildSearchData, type BuildOptions, type SearchFoodRow, type SearchSource } from '../../search/build.js';
 import { copyBinaryRows } from './copy-binary.js';
@@ -179,9 +178,9 @@ export function importedSearchSource(
 export const PG_BUILD: BuildOptions = { nameKeys: true };
 
 /** The blobs of the search data built from `source`, in the order the builder wrote them. */
-export function buildSearchBlobs(source: SearchSource, entries?: FoodEntries): [string, Uint8Array][] {
+export function buildSearchBlobs(source: SearchSource): [string, Uint8Array][] {
   const blobs: [string, Uint8Array][] = [];
-  buildSearchData(source, { put: (name, value) => blobs.push([name, value.slice()]) }, { ...PG_BUILD, entries });
+  buildSearchData(source, { put: (name, value) => blobs.push([name, value.slice()]) }, PG_BUILD);
   return blobs;
 }
 

@@ -17,10 +17,8 @@ import { ImportWatchdog, importStallMs } from './import-watchdog.js';
 import { copyLines, copyRow, parseField } from './copy-text.js';
 import { CATALOG_CHANNEL, CATALOG_SCHEMA_PREFIX, IMPORT_LOCK, catalogIndexStatements, catalogSchemaName, catalogTablesDdl, catalogVersionOf, migrate, readMeta, setMeta } from './schema.js';
 import { SearchIndex } from '../../search/search-index.js';
-import { FoodEntries } from '../../search/food-entries.js';
 import { NameRuns } from './name-runs.js';
-import { isGenericBrand } from '../../domain/regions.js';
-import { PG_BUILD, buildSearchBlobs, importedSearchSource, rebuildSearchData, writeSearchBlobs, type ImportedFood } from './search-store.js';
+import { buildSearchBlobs, importedSearchSource, rebuildSearchData, writeSearchBlobs, type ImportedFood } from './search-store.js';
 
 /**
  * One import into PostgreSQL, with the SQLite writer's rules and outcomes (sqlite/writer.ts,
@@ -226,15 +224,9 @@ export class PostgresImport implements ImportTransaction {
   private writtenRevisions: Map<string, string> | undefined;
   private readonly rewrites = new Map<number, Rewrite>();
   /**
-   * The search data's first pass over the foods this import writes, made as their records
-   * arrive: the records are bound by the import worker, and this thread has time to spare
-   * then, while the build after them competes with PostgreSQL's index builds for the cores
-   * (at ~25 % more of the import's peak memory: bench/README.md, "Where an import's time goes").
-   * Dropped (the build then reads every food) when an entered food would no longer be read as
-   * it was: the food written again, or a brand renamed or moved after its foods came.
+   * The written foods' name order, made as they come (name-runs.ts); dropped (the build then
+   * sorts every food) when a food is written twice.
    */
-  private entries: FoodEntries | undefined = new FoodEntries(PG_BUILD.nameKeys ?? false);
-  /** The written foods' name order, made as they come (name-runs.ts); dropped with `entries` when a food is written twice. */
   private nameRuns: NameRuns | undefined = new NameRuns();
   private readonly foodTagLines = new LineBuffer();
   private readonly foodUpcLines = new LineBuffer();
@@ -352,7 +344,6 @@ export class PostgresImport implements ImportTransaction {
     if (row && row.name === brand.name && row.region === brand.region) return 'unchanged';
     refuseNul('brand', brand.name);
     this.referenceMoved();
-    if (row && this.entries !== undefined && this.entries.count > 0) this.entries = undefined;
     this.changedBrands.add(brand.id);
     const fields = { name: brand.name, name_key: fold(brand.name), region: brand.region, updated_at: this.now };
     if (!row) {
@@ -424,7 +415,6 @@ export class PostgresImport implements ImportTransaction {
     let rid: number;
     if (before) {
       rid = before.rid;
-      this.entries = undefined;
       this.nameRuns = undefined;
       if (this.writtenRevisions?.get(before.revision) === food.foodId) this.writtenRevisions.delete(before.revision);
     } else if (old) {
@@ -445,10 +435,6 @@ export class PostgresImport implements ImportTransaction {
     };
     this.written.set(food.foodId, written);
     this.writtenRevisions?.set(food.revisionId, food.foodId);
-    this.entries?.add({
-      rid, name: food.nameKey, classification: food.classificationFold, otherNames: food.otherNamesFold, description: food.descriptionFold,
-      servings: food.servings, region: brand!.region, brand: brand!.rid, category: category!.rid,
-    }, brand!.name_key, isGenericBrand(brand!.id));
     this.nameRuns?.add(written);
 
     const line = copyRow([
@@ -681,7 +667,7 @@ export class PostgresImport implements ImportTransaction {
     // not. A broken tree fails the import: no search data for it.
     const searchBlobs = problems.length === 0 && this.changedFoods + this.changedBrands.size + this.changedCategories.size + this.changedTags.size > 0
       ? buildSearchBlobs(importedSearchSource([...kept, ...this.written.values()], this.brands.values(),
-        (id) => this.categories.get(id)?.rid, this.tags.values(), this.nameRuns?.order(kept)), this.entries)
+        (id) => this.categories.get(id)?.rid, this.tags.values(), this.nameRuns?.order(kept)))
       : [];
     const answers = (await serverWork).slice(statements.length - checks.length);
     if (foodsMayBreak) foodProblems(answers[0]!.rows as FoodCheckRow[], problems, everything, at);
