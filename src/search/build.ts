@@ -1,10 +1,11 @@
+import { REGIONS } from '../domain/regions.js';
 import { bytesOf, jsonBlob, narrowIds, wordsBlob, type Ids, type SearchBlobWriter } from './blobs.js';
-import { COUNTED_SEGMENTS } from './food-text.js';
-import { FoodEntries, type SearchFoodRow } from './food-entries.js';
+import { COUNTED_SEGMENTS, foodWords, type FoodTexts } from './food-text.js';
 import { encodeGroupPostings, formsArray } from './postings.js';
-import { RANKING_VERSION, packShape } from './ranking.js';
+import { RANKING_VERSION, kindOf, packShape } from './ranking.js';
 import { buildDeletionIndex } from './typos.js';
 import { FormGroups } from './word-forms.js';
+import { MARK, nameMarks } from './food-words.js';
 import { writeNameKeys } from './name-keys.js';
 import { formBit } from './plan.js';
 import { SEARCH_DATA_FORMAT, TOP_DEPTH, topMinFoods, type SearchMeta } from './search-meta.js';
@@ -23,7 +24,16 @@ import { writeTopLists } from './top-lists.js';
  *   TOP_DEPTH foods in rank order and the counts (top-lists.ts).
  */
 
-export type { SearchFoodRow } from './food-entries.js';
+/** A food as the builder reads it: its rid, texts (folded; the brand's name comes from `brands`), region and records. */
+export interface SearchFoodRow extends Omit<FoodTexts, 'brand'> {
+  readonly rid: number;
+  readonly region: string;
+  /** The brand's rid. */
+  readonly brand: number;
+  readonly category: number;
+  /** The servings (household measures) the food lists: commonly eaten foods list more. */
+  readonly servings: number;
+}
 
 /** What a store hands the builder. */
 export interface SearchSource {
@@ -41,6 +51,29 @@ export interface SearchSource {
 
 /** Marks a rid without a food in `place`. */
 export const NO_PLACE = 0xffffffff;
+
+/** A growable typed array. */
+class Growing<T extends Uint32Array | Uint8Array> {
+  length = 0;
+  constructor(public array: T, private readonly make: (n: number) => T) {}
+  push(value: number): void {
+    if (this.length === this.array.length) {
+      const bigger = this.make(this.array.length * 2);
+      bigger.set(this.array);
+      this.array = bigger;
+    }
+    this.array[this.length++] = value;
+  }
+}
+
+function codePoints(text: string): number {
+  let n = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) n--;
+  }
+  return n;
+}
 
 /** What a store asks of the build. */
 export interface BuildOptions {
@@ -70,11 +103,8 @@ export function buildSearchData(source: SearchSource, out: SearchBlobWriter, opt
     if (b.generic) genericBrands.add(b.rid);
     brandLimit = Math.max(brandLimit, b.rid + 1);
   }
-  const entries = new FoodEntries(options.nameKeys ?? false);
-  for (const food of source.foods()) entries.add(food, brandName.get(food.brand) ?? '', genericBrands.has(food.brand));
-  const foods = entries.count;
   const place = new Uint32Array(ridLimit).fill(NO_PLACE);
-  // Each food's entry, by rid; the facts filters test, by rid.
+  // Each food's number in the order the source gave them, by rid.
   const entryOf = new Uint32Array(ridLimit).fill(NO_PLACE);
   const lengthOf = new Uint32Array(ridLimit);
   const region = new Uint8Array(ridLimit);
@@ -82,30 +112,46 @@ export function buildSearchData(source: SearchSource, out: SearchBlobWriter, opt
   const categoryOf = new Uint32Array(ridLimit);
   const servingsOf = new Uint8Array(ridLimit);
   const marksOf = new Uint8Array(ridLimit);
-  const ridAt = entries.rid.array;
-  const [lengths, regions, brands, categories, servings, marks] = [entries.nameLength.array, entries.region.array,
-    entries.brand.array, entries.category.array, entries.servings.array, entries.marks.array];
+  const nameOf = options.nameKeys ? new Array<string>(ridLimit) : undefined;
+  // Every food's words, in the source's order: word numbers (by first sight) and codes
+  // (placement, counted segments); `start[k]` is food k's first entry, `ridAt[k]` its rid.
+  const wordNumber = new Map<string, number>();
+  const words: string[] = [];
+  const wordInName: number[] = [];
+  const postWord = new Growing(new Uint32Array(1 << 16), (n) => new Uint32Array(n));
+  const postCode = new Growing(new Uint8Array(1 << 16), (n) => new Uint8Array(n));
+  const start: number[] = [];
+  const ridAt: number[] = [];
   let categoryLimit = 1;
-  for (let k = 0; k < foods; k++) {
-    const rid = ridAt[k]!;
-    if (rid >= ridLimit) throw new Error(`search data: food rid ${rid} is beyond the catalogue's ${ridLimit}`);
-    entryOf[rid] = k;
-    lengthOf[rid] = lengths[k]!;
-    region[rid] = regions[k]!;
-    brandOf[rid] = brands[k]!;
-    categoryOf[rid] = categories[k]!;
-    servingsOf[rid] = servings[k]!;
-    marksOf[rid] = marks[k]!;
-    categoryLimit = Math.max(categoryLimit, categoryOf[rid] + 1);
+  for (const food of source.foods()) {
+    const rid = food.rid;
+    entryOf[rid] = ridAt.length;
+    lengthOf[rid] = codePoints(food.name);
+    if (nameOf !== undefined) nameOf[rid] = food.name;
+    region[rid] = REGIONS.indexOf(food.region as (typeof REGIONS)[number]) + 1;
+    brandOf[rid] = food.brand;
+    categoryOf[rid] = food.category;
+    categoryLimit = Math.max(categoryLimit, food.category + 1);
+    start.push(postWord.length);
+    ridAt.push(rid);
+    const analysed = foodWords({ ...food, brand: brandName.get(food.brand) ?? '' });
+    servingsOf[rid] = Math.min(food.servings, 255);
+    marksOf[rid] = nameMarks(analysed.words.filter((w) => w.placement < 4).map((w) => w.word)) | (genericBrands.has(food.brand) ? 0 : MARK.branded);
+    for (const w of analysed.words) {
+      let n = wordNumber.get(w.word);
+      if (n === undefined) {
+        n = words.length;
+        wordNumber.set(w.word, n);
+        words.push(w.word);
+        wordInName.push(0);
+      }
+      if (w.placement < 4) wordInName[n] = 1;
+      postWord.push(n);
+      postCode.push(kindOf(w.placement, w.segments));
+    }
   }
-  const words = entries.words;
-  const wordInName = entries.wordInName.array;
-  const postWord = entries.postWord;
-  const postCode = entries.postCode;
-  entries.start.push(postWord.length);
-  const start = entries.start.array;
-  const names = options.nameKeys ? entries.names : undefined;
-  if (options.nameKeys && names === undefined) throw new Error('search data: the foods entered beforehand kept no names');
+  const foods = ridAt.length;
+  start.push(postWord.length);
   const nameLength = new Uint32Array(foods);
   let longest = 0;
   let places = 0;
@@ -114,10 +160,10 @@ export function buildSearchData(source: SearchSource, out: SearchBlobWriter, opt
     nameLength[places] = lengthOf[rid]!;
     if (lengthOf[rid]! > longest) longest = lengthOf[rid]!;
     place[rid] = places++;
-    if (names !== undefined) namesInOrder.push(names[entryOf[rid]!]!);
+    if (nameOf !== undefined) namesInOrder.push(nameOf[rid]!);
   }
   if (places !== foods) throw new Error(`the source listed ${foods} foods and ${places} in name order`);
-  if (names !== undefined) writeNameKeys(namesInOrder, out);
+  if (nameOf !== undefined) writeNameKeys(namesInOrder, out);
 
   // The vocabulary, sorted; groups of forms over it.
   const order = words.map((_, i) => i).sort((a, b) => (words[a]! < words[b]! ? -1 : words[a]! > words[b]! ? 1 : 0));

@@ -118,8 +118,8 @@ before(async () => {
 after(() => cleanup());
 
 for (const readers of [1, 3]) describe(`import on worker threads (${readers} reading .jsonl)`, () => {
-  const SMALL_BATCHES = { FOODLOOKUP_IMPORT_BATCH: '7', FOODLOOKUP_IMPORT_READERS: String(readers) };
   const READERS = { FOODLOOKUP_IMPORT_READERS: String(readers) };
+  const SMALL_SHARED = { ...SMALL_BATCHES, ...READERS };
 
   test('a first import writes what the in-thread import writes', async () => {
     const reference = join(dir, `start-in-thread-${readers}.db`);
@@ -141,7 +141,7 @@ for (const readers of [1, 3]) describe(`import on worker threads (${readers} rea
     });
     const paths = [write(`changed-${readers}.jsonl`, changed), fixturePath('catalog.json')];
     const viaWorker = copyOf(start, `changed-worker-${readers}.db`);
-    const result = await runCli(['import', 'catalog', ...paths, '--db', viaWorker], SMALL_BATCHES);
+    const result = await runCli(['import', 'catalog', ...paths, '--db', viaWorker], SMALL_SHARED);
     assert.equal(result.code, 0, result.stderr);
     const reference = copyOf(start, `changed-in-thread-${readers}.db`);
     const { summary } = await inThread(reference, paths);
@@ -157,7 +157,7 @@ for (const readers of [1, 3]) describe(`import on worker threads (${readers} rea
     const paths = [write(`part-a-${readers}.jsonl`, spaced.slice(0, 503)), write(`part-b-${readers}.jsonl`, spaced.slice(503, 510)),
       write(`part-c-${readers}.jsonl`, spaced.slice(510))];
     const viaWorker = join(dir, `parts-worker-${readers}.db`);
-    const result = await runCli(['import', 'catalog', ...paths, '--db', viaWorker], SMALL_BATCHES);
+    const result = await runCli(['import', 'catalog', ...paths, '--db', viaWorker], SMALL_SHARED);
     assert.equal(result.code, 0, result.stderr);
     const reference = join(dir, `parts-in-thread-${readers}.db`);
     const { summary, error } = await inThread(reference, paths);
@@ -182,7 +182,7 @@ for (const readers of [1, 3]) describe(`import on worker threads (${readers} rea
       const paths = [write(`${name}-${readers}.jsonl`, content), ...(extraPath ? [write(extraPath, [])] : [])];
       const target = copyOf(start, `${name}-${readers}-worker.db`);
       const before = snapshot(target);
-      const result = await runCli(['import', 'catalog', ...paths, '--db', target], SMALL_BATCHES);
+      const result = await runCli(['import', 'catalog', ...paths, '--db', target], SMALL_SHARED);
       assert.equal(result.code, 1, result.stderr);
       assert.match(result.stderr, reason);
       assert.equal(snapshot(target), before, 'the database changed');
@@ -201,7 +201,7 @@ for (const readers of [1, 3]) describe(`import on worker threads (${readers} rea
     const path = write(`some-bad-${readers}.jsonl`, [...foods.slice(0, firstFood + 30), bad[0]!, ...foods.slice(firstFood + 30, firstFood + 90),
       bad[1]!, bad[2]!, ...foods.slice(firstFood + 90), bad[3]!]);
     const viaWorker = join(dir, `skip-worker-${readers}.db`);
-    const result = await runCli(['import', 'catalog', path, '--db', viaWorker, '--skip-invalid'], SMALL_BATCHES);
+    const result = await runCli(['import', 'catalog', path, '--db', viaWorker, '--skip-invalid'], SMALL_SHARED);
     assert.equal(result.code, 0, result.stderr);
     const reference = join(dir, `skip-in-thread-${readers}.db`);
     const { summary, skips } = await inThread(reference, [path], { skipInvalid: true });
@@ -258,7 +258,7 @@ for (const readers of [1, 3]) describe(`import on worker threads (${readers} rea
   test('a record the database rejects ends the CLI import with its message (no thread left to keep the process alive)', async () => {
     const target = copyOf(start, `early-${readers}.db`);
     const before = snapshot(target);
-    const result = await runCli(['import', 'catalog', rejectedEarly(`early-${readers}.jsonl`), '--db', target], SMALL_BATCHES, 60_000);
+    const result = await runCli(['import', 'catalog', rejectedEarly(`early-${readers}.jsonl`), '--db', target], SMALL_SHARED, 60_000);
     assert.equal(result.code, 1, result.stderr);
     assert.match(result.stderr, /^import failed, nothing was changed: early-\d\.jsonl:\d+: brand 00000000-0000-4000-8000-000000800022 does not exist/);
     assert.equal(snapshot(target), before, 'the database changed');

@@ -36,12 +36,12 @@ function runLength(): number {
 
 /**
  * The name order of the foods an import writes, made while their records arrive: the foods go
- * into a run, a full run is sorted there and then (on the writer's spare time, as
- * food-entries.ts is made), and the order is the runs merged at the end. Sorting a million keys
- * after the records took 2.2 s of the import's main thread, and making them 1.3 s. A run holds
- * the foods themselves (which the import keeps anyway), not their keys: the keys are made to
- * sort a run and dropped (held until the end, ~90 bytes a food). Holds nothing once a name or id
- * has a code unit from U+D800 on: the order is then made whole by code point (search-store.ts).
+ * into a run, a full run is sorted there and then, and the order is the runs merged at the
+ * end. Sorting a million keys after the records took 2.2 s of the import's main thread, and
+ * making them 1.3 s. A run holds the foods themselves (which the import keeps anyway), not
+ * their keys: the keys are made to sort a run and dropped (held until the end, ~90 bytes a
+ * food). Holds nothing once a name or id has a code unit from U+D800 on: the order is then
+ * made whole by code point (search-store.ts).
  */
 export class NameRuns {
   private readonly runs: NamedFood[][] = [];
