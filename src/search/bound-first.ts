@@ -208,11 +208,16 @@ function staticBound(rid: number, ranks: FoodRanks, cover: number): number {
   return ranks.staticPart[rid]! - coverageBonus(cover, ranks.shape[rid]!);
 }
 
-/** Foods in order of their bound: the foods of bound `bounds[b]` are `rids[starts[b]] … rids[starts[b + 1]]`, in rid order. */
+/**
+ * Foods in order of their bound: the foods of bound `bounds[b]` are `rids[starts[b]] … rids[starts[b + 1]]`, in rid order.
+ * `rest`, when set, is the first bound the order leaves out (`boundOrderMax`): every food of a
+ * lower bound is in it, none of that bound or higher.
+ */
 export interface BoundOrder {
   readonly rids: Uint32Array;
   readonly starts: Uint32Array;
   readonly bounds: Int32Array;
+  readonly rest?: number;
 }
 
 /** Bound orders per ranks and cover bound (fullCover: its value is the key). */
@@ -221,12 +226,13 @@ const ORDERED_UNITS = 4;
 const ALL_UNITS = 255;
 
 /**
- * Every food's rid in order of `staticBound` for queries of `bound.units` slots (of which
+ * The foods' rids in order of `staticBound` for queries of `bound.units` slots (of which
  * `bound.named` may count for the name), best first (a counting sort: bounds are whole
- * numbers). Made once per catalogue version and bound, 4 bytes a food; queries of more than
- * ORDERED_UNITS slots share the order of the loosest bound. A bound looser than the query's
- * stays correct but reads further: a type-ahead word's completions, read with its name's
- * bonus counted, made `fat co*` read ~4 times the foods.
+ * numbers), as far as `boundOrderMax()` foods (whole bounds, at least one). Made once per
+ * catalogue version and bound, 4 bytes a food it holds; queries of more than ORDERED_UNITS
+ * slots share the order of the loosest bound. A bound looser than the query's stays correct
+ * but reads further: a type-ahead word's completions, read with its name's bonus counted, made
+ * `fat co*` read ~4 times the foods.
  */
 export function boundOrder(ranks: FoodRanks, most: CoverBound): BoundOrder {
   const cover = fullCover(most);
@@ -244,7 +250,7 @@ export function boundOrder(ranks: FoodRanks, most: CoverBound): BoundOrder {
       rids[k] = rid;
       bound[k++] = staticBound(rid, ranks, cover);
     }
-    order = byBound(rids, bound);
+    order = byBound(rids, bound, boundOrderMax());
     byCover.set(cover, order);
   }
   return order;
@@ -296,9 +302,8 @@ export function boundFirstPage(slots: readonly UnionSlot[], most: CoverBound, de
   const toRead = candidates?.length ?? (fromNames && named <= candidateCap ? named : total);
   const budget = toRead * (candidates === undefined ? COLLECT_COST : SORT_COST) + test[0]!.length / 4;
   const sorted = test.slice().sort((x, y) => density(x) - density(y));
-  const stoppedAt = readInOrder(page, order, sorted, budget);
-  if (stoppedAt < order.bounds.length) {
-    const from = order.bounds[stoppedAt]!;
+  const from = readInOrder(page, order, sorted, budget);
+  if (from !== undefined) {
     readInOrder(page, candidates === undefined ? matchesByBound(test, ranks, most, from) : candidatesByBound(candidates, ranks, most, from), [], Infinity);
   }
   return { rids: top.sorted(), total };
@@ -330,6 +335,20 @@ export function candidatesPage(slots: readonly UnionSlot[], candidates: Uint32Ar
  */
 export function collectMax(): number {
   return envInteger('FOODLOOKUP_COLLECT_MAX', 0, 16_384);
+}
+
+/**
+ * The most foods a catalogue's bound order holds (default 262,144; FOODLOOKUP_BOUND_ORDER_MAX,
+ * which tests lower): a page read past them goes on from the foods collected (`matchesByBound`,
+ * `candidatesByBound`), as one read past its budget does. At 1,000,000 foods the bench's
+ * searches that read an order (scenarios 2, 12 and 13, 4,000 queries each) stopped within its
+ * first 61,512 foods but for 15 of scenario 12's, the furthest at 185,833: each of the three
+ * orders a server makes (engine.ts `warm`) holds ~1 MiB instead of 4, and a worker's peak
+ * private memory over the bench's scenarios was 236 and 238 MiB against 244 and 247 before
+ * (alternated runs), with the same answers and no change of time in process (bench/engine-ab.ts).
+ */
+export function boundOrderMax(): number {
+  return envInteger('FOODLOOKUP_BOUND_ORDER_MAX', 1, 262_144);
 }
 
 /** How many foods the slots would have in common were their foods independent: whether collecting the matches is likely to pay. */
@@ -375,12 +394,12 @@ const SORT_COST = 3;
 /**
  * Reads foods in `order`, bound by bound (in rid order within one), and scores into the page
  * each that is in every `test` bitmap, until the page is final or, at the start of a bound,
- * `budget` foods have been passed over. Returns the bound it stopped at (the order's
- * length when it read all or the page is final). The page is checked for being final before
- * each bound and whenever a food enters it (reading each food's bound again was a cache miss
- * a food).
+ * `budget` foods have been passed over. Returns the bound from which foods are left to read
+ * (where it stopped, or the order's `rest`), or undefined when the page is final or none are
+ * left. The page is checked for being final before each bound and whenever a food enters it
+ * (reading each food's bound again was a cache miss a food).
  */
-function readInOrder(page: PageReading, order: BoundOrder, test: readonly Uint32Array[], budget: number): number {
+function readInOrder(page: PageReading, order: BoundOrder, test: readonly Uint32Array[], budget: number): number | undefined {
   const { rids: ordered, starts, bounds } = order;
   const { top, prepared, entries, ranks, named, best } = page;
   let namedRead = page.namedRead;
@@ -402,7 +421,8 @@ function readInOrder(page: PageReading, order: BoundOrder, test: readonly Uint32
     }
   }
   page.namedRead = namedRead;
-  return b < bounds.length && !isFinal(top, named, namedRead, best + bounds[b]!) ? b : bounds.length;
+  const from = b < bounds.length ? bounds[b]! : order.rest;
+  return from === undefined || isFinal(top, named, namedRead, best + from) ? undefined : from;
 }
 
 /** Reused for the foods `matchesByBound` collects. */
@@ -459,8 +479,12 @@ function grown<T extends Uint32Array | Int32Array>(from: T, to: T): T {
   return to;
 }
 
-/** `rids` (ascending) in order of their `bound`, rid order kept within one (a counting sort: bounds are whole numbers, ~130 of them at 1,000,000 foods). */
-function byBound(rids: Uint32Array, bound: Int32Array): BoundOrder {
+/**
+ * `rids` (ascending) in order of their `bound`, rid order kept within one (a counting sort:
+ * bounds are whole numbers, ~130 of them at 1,000,000 foods): the best bounds' foods, whole
+ * bounds while they number at most `most` (at least one bound), and the first bound left out.
+ */
+function byBound(rids: Uint32Array, bound: Int32Array, most = Infinity): BoundOrder {
   let min = Infinity;
   let max = -Infinity;
   for (const b of bound) {
@@ -473,16 +497,25 @@ function byBound(rids: Uint32Array, bound: Int32Array): BoundOrder {
   // Each bound's first place, before the fill below moves them on.
   const buckets: number[] = [];
   const starts: number[] = [];
+  let rest: number | undefined;
   for (let b = 0; b + 1 < start.length; b++) {
     if (start[b + 1]! > start[b]!) {
+      if (buckets.length > 0 && start[b + 1]! > most) {
+        rest = b + min;
+        break;
+      }
       buckets.push(b + min);
       starts.push(start[b]!);
     }
   }
-  starts.push(rids.length);
-  const ordered = new Uint32Array(rids.length);
-  for (let k = 0; k < rids.length; k++) ordered[start[bound[k]! - min]!++] = rids[k]!;
-  return { rids: ordered, starts: Uint32Array.from(starts), bounds: Int32Array.from(buckets) };
+  const held = rest === undefined ? rids.length : start[rest - min]!;
+  starts.push(held);
+  const ordered = new Uint32Array(held);
+  for (let k = 0; k < rids.length; k++) {
+    const at = bound[k]! - min;
+    if (start[at]! < held) ordered[start[at]!++] = rids[k]!;
+  }
+  return { rids: ordered, starts: Uint32Array.from(starts), bounds: Int32Array.from(buckets), ...(rest === undefined ? {} : { rest }) };
 }
 
 /**

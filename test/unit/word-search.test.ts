@@ -11,6 +11,19 @@ import { better } from '../../src/search/slots.js';
 import { foodTest, type RecordRids } from '../../src/search/food-filters.js';
 import { KINDS, coverageBonus, packShape, staticScore } from '../../src/search/ranking.js';
 
+/** `run`'s result with the environment variable set (or unset), as it was afterwards. */
+function withEnv<T>(name: string, value: number | undefined, run: () => T): T {
+  const before = process.env[name];
+  if (value === undefined) delete process.env[name];
+  else process.env[name] = String(value);
+  try {
+    return run();
+  } finally {
+    if (before === undefined) delete process.env[name];
+    else process.env[name] = before;
+  }
+}
+
 /**
  * A list from rows of (rid, part, in name), rids ascending: each distinct (part, coverage) is
  * a kind, as a list made at query time has them (slots.ts). `cover` gives a row's coverage.
@@ -268,8 +281,11 @@ describe('slots as unions of lists (bound-first.ts)', () => {
       const depth = 1 + Math.floor(random() * 30);
       const want = reference(slots, depth, ranks);
       const scoreAllMax = [0, 20, ridLimit][i % 3]!;
-      const got = boundFirstPage(slots, { units: slotCount, named }, depth, ranks, scoreAllMax);
-      assert.deepEqual(got, want, `case ${i}: ${slotCount} slots, depth ${depth}, score-all cap ${scoreAllMax}`);
+      // The catalogue's bound order whole, or cut short after a few foods or bounds: the page
+      // then goes on from the foods collected (read once per ranks, which each case makes anew).
+      const orderMax = [1, 40, 400, undefined][i % 4];
+      const got = withEnv('FOODLOOKUP_BOUND_ORDER_MAX', orderMax, () => boundFirstPage(slots, { units: slotCount, named }, depth, ranks, scoreAllMax));
+      assert.deepEqual(got, want, `case ${i}: ${slotCount} slots, depth ${depth}, score-all cap ${scoreAllMax}, order of at most ${orderMax ?? 'every'} foods`);
       paths[want.total <= scoreAllMax ? 'all' : 'bound']++;
       // A slot of one list drives.
       const single = slots.findIndex((s) => s.length === 1);
@@ -294,8 +310,10 @@ describe('slots as unions of lists (bound-first.ts)', () => {
       const u = units <= 4 ? units : 255;
       const cover = ((units <= 4 ? named : 255) * 2 ** 24) + u * 0x010101;
       const bound = (rid: number): number => staticPart[rid]! - coverageBonus(cover, shape[rid]!);
-      const { rids, starts, bounds } = boundOrder(ranks, { units, named });
-      assert.deepEqual([...rids].sort((x, y) => x - y), Array.from(place.keys()).filter((rid) => place[rid] !== 0xffffffff), 'every food once, no rid without one');
+      const foods = Array.from(place.keys()).filter((rid) => place[rid] !== 0xffffffff);
+      const { rids, starts, bounds, rest } = boundOrder(ranks, { units, named });
+      assert.deepEqual([...rids].sort((x, y) => x - y), foods, 'every food once, no rid without one');
+      assert.equal(rest, undefined, 'nothing left out');
       assert.equal(starts[0], 0);
       assert.equal(starts[bounds.length], rids.length);
       for (let b = 0; b < bounds.length; b++) {
@@ -304,6 +322,19 @@ describe('slots as unions of lists (bound-first.ts)', () => {
           assert.ok(bound(rids[k]!) === bounds[b], `units ${units}, at ${k}: the food's own bound`);
           if (k > starts[b]!) assert.ok(rids[k - 1]! < rids[k]!, 'in rid order within a bound');
         }
+      }
+      // Cut short: the best bounds whole, as many foods as allowed (at least one bound), and the
+      // first bound left out, below which every food is held and from which none is.
+      for (const most of [1, 150, 1200]) {
+        const cut = withEnv('FOODLOOKUP_BOUND_ORDER_MAX', most, () => boundOrder({ ...ranks }, { units, named }));
+        const over = bounds.findIndex((_, b) => b > 0 && starts[b + 1]! > most);
+        const held = over < 0 ? bounds.length : over;
+        assert.deepEqual(Array.from(cut.bounds), Array.from(bounds.subarray(0, held)), `units ${units}, at most ${most}: the best bounds`);
+        assert.deepEqual(Array.from(cut.starts), Array.from(starts.subarray(0, held + 1)));
+        assert.deepEqual(Array.from(cut.rids), Array.from(rids.subarray(0, starts[held])));
+        assert.equal(cut.rest, bounds[held]);
+        assert.ok(cut.rids.length <= most || held === 1, `units ${units}: ${cut.rids.length} foods held, at most ${most}`);
+        assert.equal(foods.filter((rid) => cut.rest === undefined || bound(rid) < cut.rest).length, cut.rids.length, 'every food of a better bound held');
       }
     }
   });
