@@ -218,6 +218,14 @@ export interface BoundOrder {
   readonly starts: Uint32Array;
   readonly bounds: Int32Array;
   readonly rest?: number;
+  /** Every food's bound by rid, in a catalogue's order (`boundOrder`) whose bounds span fewer than 255. */
+  readonly byRid?: RidBounds;
+}
+
+/** A food's bound is `least + steps[rid]` (255 for a rid without a food): one byte read instead of working it out. */
+interface RidBounds {
+  readonly least: number;
+  readonly steps: Uint8Array;
 }
 
 /** Bound orders per ranks and cover bound (fullCover: its value is the key). */
@@ -228,8 +236,9 @@ const ALL_UNITS = 255;
 /**
  * The foods' rids in order of `staticBound` for queries of `bound.units` slots (of which
  * `bound.named` may count for the name), best first (a counting sort: bounds are whole
- * numbers), as far as `boundOrderMax()` foods (whole bounds, at least one). Made once per
- * catalogue version and bound, 4 bytes a food it holds; queries of more than ORDERED_UNITS
+ * numbers), as far as `boundOrderMax()` foods (whole bounds, at least one), and every food's
+ * bound by rid in a byte (`byRid`). Made once per catalogue version and bound, 4 bytes a food
+ * it holds and 1 a rid; queries of more than ORDERED_UNITS
  * slots share the order of the loosest bound. A bound looser than the query's stays correct
  * but reads further: a type-ahead word's completions, read with its name's bonus counted, made
  * `fat co*` read ~4 times the foods.
@@ -250,10 +259,36 @@ export function boundOrder(ranks: FoodRanks, most: CoverBound): BoundOrder {
       rids[k] = rid;
       bound[k++] = staticBound(rid, ranks, cover);
     }
-    order = byBound(rids, bound, boundOrderMax());
+    order = { ...byBound(rids, bound, boundOrderMax()), ...ridBounds(rids, bound, n) };
     byCover.set(cover, order);
   }
   return order;
+}
+
+/**
+ * The order's `byRid`, when its bounds span fewer than 255 (~130 at 1,000,000 foods). Read for
+ * the foods a page goes on with past the order (`candidatesByBound`, `matchesByBound`) instead
+ * of each one's static part, shape and coverage bonus: in process at 1,000,000 foods
+ * (bench/engine-ab.ts, 3,000 queries, two runs), type-ahead after words 5 % less a new query
+ * and 6-9 % a query asked again, p90 10-18 % less; fts cold 6 % and 1 %; a corrected word +4 %
+ * (its maximum halved) and -9 %.
+ */
+function ridBounds(rids: Uint32Array, bound: Int32Array, ridLimit: number): { byRid?: RidBounds } {
+  let least = Infinity;
+  let most = -Infinity;
+  for (const b of bound) {
+    if (b < least) least = b;
+    if (b > most) most = b;
+  }
+  if (!(most - least < 255)) return {};
+  const steps = new Uint8Array(ridLimit).fill(255);
+  for (let k = 0; k < rids.length; k++) steps[rids[k]!] = bound[k]! - least;
+  return { byRid: { least, steps } };
+}
+
+/** The catalogue's bound order for these slots when it has been made (`boundOrder` makes it). */
+function madeOrder(ranks: FoodRanks, most: CoverBound): BoundOrder | undefined {
+  return orders.get(ranks)?.get(fullCover(most));
 }
 
 /**
@@ -304,7 +339,7 @@ export function boundFirstPage(slots: readonly UnionSlot[], most: CoverBound, de
   const sorted = test.slice().sort((x, y) => density(x) - density(y));
   const from = readInOrder(page, order, sorted, budget);
   if (from !== undefined) {
-    readInOrder(page, candidates === undefined ? matchesByBound(test, ranks, most, from) : candidatesByBound(candidates, ranks, most, from), [], Infinity);
+    readInOrder(page, candidates === undefined ? matchesByBound(test, ranks, most, from, order.byRid) : candidatesByBound(candidates, ranks, most, from, order.byRid), [], Infinity);
   }
   return { rids: top.sorted(), total };
 }
@@ -320,7 +355,7 @@ export function candidatesPage(slots: readonly UnionSlot[], candidates: Uint32Ar
   const ridLimit = ranks.place.length;
   const top = new TopFoods(depth, ranks.place);
   const page = pageReading(top, slots.map((slot) => prepare(slot, ridLimit)), ranks, named);
-  readInOrder(page, candidatesByBound(candidates, ranks, most, -Infinity), [], Infinity);
+  readInOrder(page, candidatesByBound(candidates, ranks, most, -Infinity, madeOrder(ranks, most)?.byRid), [], Infinity);
   return top.sorted();
 }
 
@@ -343,9 +378,10 @@ export function collectMax(): number {
  * `candidatesByBound`), as one read past its budget does. At 1,000,000 foods the bench's
  * searches that read an order (scenarios 2, 12 and 13, 4,000 queries each) stopped within its
  * first 61,512 foods but for 15 of scenario 12's, the furthest at 185,833: each of the three
- * orders a server makes (engine.ts `warm`) holds ~1 MiB instead of 4, and a worker's peak
- * private memory over the bench's scenarios was 236 and 238 MiB against 244 and 247 before
+ * orders a server makes (engine.ts `warm`) holds ~1 MiB of rids instead of 4, and a worker's
+ * peak private memory over the bench's scenarios was 236 and 238 MiB against 244 and 247 before
  * (alternated runs), with the same answers and no change of time in process (bench/engine-ab.ts).
+ * The bounds by rid (`byRid`, later) add 1 MiB an order back.
  */
 export function boundOrderMax(): number {
   return envInteger('FOODLOOKUP_BOUND_ORDER_MAX', 1, 262_144);
@@ -431,11 +467,13 @@ let boundScratch = new Int32Array(1024);
 
 /**
  * The foods in every `test` bitmap whose bound is `from` or more, as a `BoundOrder`: a pass of
- * ANDs, each match's bound, then a counting sort.
+ * ANDs, each match's bound (read from `byRid` when given), then a counting sort.
  */
-function matchesByBound(test: readonly Uint32Array[], ranks: FoodRanks, most: CoverBound, from: number): BoundOrder {
+function matchesByBound(test: readonly Uint32Array[], ranks: FoodRanks, most: CoverBound, from: number, byRid?: RidBounds): BoundOrder {
   // The same bound as `boundOrder`'s for these slots.
   const cover = fullCover(most);
+  const least = byRid?.least ?? 0;
+  const steps = byRid?.steps;
   let n = 0;
   const first = test[0]!;
   for (let w = 0; w < first.length; w++) {
@@ -443,7 +481,7 @@ function matchesByBound(test: readonly Uint32Array[], ranks: FoodRanks, most: Co
     for (let s = 1; s < test.length && x !== 0; s++) x &= test[s]![w]!;
     for (; x !== 0; x &= x - 1) {
       const rid = (w << 5) | (31 - Math.clz32(x & -x));
-      const b = staticBound(rid, ranks, cover);
+      const b = steps === undefined ? staticBound(rid, ranks, cover) : least + steps[rid]!;
       if (b < from) continue;
       if (n === foundScratch.length) {
         foundScratch = grown(foundScratch, new Uint32Array(2 * n));
@@ -456,9 +494,11 @@ function matchesByBound(test: readonly Uint32Array[], ranks: FoodRanks, most: Co
   return byBound(foundScratch.subarray(0, n), boundScratch.subarray(0, n));
 }
 
-/** The `candidates` (rids ascending) whose bound is `from` or more, as a `BoundOrder`. */
-function candidatesByBound(candidates: Uint32Array, ranks: FoodRanks, most: CoverBound, from: number): BoundOrder {
+/** The `candidates` (rids ascending) whose bound is `from` or more, as a `BoundOrder` (bounds read from `byRid` when given). */
+function candidatesByBound(candidates: Uint32Array, ranks: FoodRanks, most: CoverBound, from: number, byRid?: RidBounds): BoundOrder {
   const cover = fullCover(most);
+  const least = byRid?.least ?? 0;
+  const steps = byRid?.steps;
   if (foundScratch.length < candidates.length) {
     foundScratch = new Uint32Array(candidates.length);
     boundScratch = new Int32Array(candidates.length);
@@ -466,7 +506,7 @@ function candidatesByBound(candidates: Uint32Array, ranks: FoodRanks, most: Cove
   let n = 0;
   for (let k = 0; k < candidates.length; k++) {
     const rid = candidates[k]!;
-    const b = staticBound(rid, ranks, cover);
+    const b = steps === undefined ? staticBound(rid, ranks, cover) : least + steps[rid]!;
     if (b < from) continue;
     foundScratch[n] = rid;
     boundScratch[n++] = b;

@@ -102,7 +102,7 @@ export class SearchEngine {
       if (postings !== undefined) prepareBitmaps(postings, index.place.length);
     }
     // The bound orders of one to three slots (bound-first.ts): ~20 ms each to make at
-    // 1,000,000 foods, 1 MiB each to keep (the best 262,144 foods' bounds: boundOrderMax).
+    // 1,000,000 foods, 2 MiB each to keep (the best 262,144 foods' rids, every food's bound in a byte).
     for (let units = 1; units <= 3; units++) boundOrder(index, { units, named: units });
   }
 

@@ -262,7 +262,10 @@ describe('slots as unions of lists (bound-first.ts)', () => {
       // Real food ranks: static parts of servings and marks, shapes of up to 3 segments.
       const place = Uint32Array.from(Array.from({ length: ridLimit }, (_, r) => r).sort(() => random() - 0.5));
       const shape = Uint32Array.from({ length: ridLimit }, () => packShape([1 + Math.floor(random() * 3), Math.floor(random() * 3), Math.floor(random() * 2)], 1 + Math.floor(random() * 6)));
-      const staticPart = Int16Array.from({ length: ridLimit }, () => -staticScore(Math.floor(random() * 12), Math.floor(random() * 128)));
+      // Static parts spread wider in every fifth case: bounds spanning 255 or more are worked out
+      // food by food, not read from the order's bytes.
+      const spread = i % 5 === 0 ? 4 : 1;
+      const staticPart = Int16Array.from({ length: ridLimit }, () => -spread * staticScore(Math.floor(random() * 12), Math.floor(random() * 128)));
       const ranks: FoodRanks = { place, shape, staticPart };
       const slotCount = 1 + Math.floor(random() * 3);
       // Slots of partial completions only count for no name coverage; a slot with one whole part may.
@@ -284,8 +287,12 @@ describe('slots as unions of lists (bound-first.ts)', () => {
       // The catalogue's bound order whole, or cut short after a few foods or bounds: the page
       // then goes on from the foods collected (read once per ranks, which each case makes anew).
       const orderMax = [1, 40, 400, undefined][i % 4];
-      const got = withEnv('FOODLOOKUP_BOUND_ORDER_MAX', orderMax, () => boundFirstPage(slots, { units: slotCount, named }, depth, ranks, scoreAllMax));
-      assert.deepEqual(got, want, `case ${i}: ${slotCount} slots, depth ${depth}, score-all cap ${scoreAllMax}, order of at most ${orderMax ?? 'every'} foods`);
+      // Matches collected as they are counted (16,384 by default), or too many to be: the foods
+      // left to read are then found in the bitmaps.
+      const collect = i % 7 < 3 ? 0 : undefined;
+      const got = withEnv('FOODLOOKUP_COLLECT_MAX', collect, () =>
+        withEnv('FOODLOOKUP_BOUND_ORDER_MAX', orderMax, () => boundFirstPage(slots, { units: slotCount, named }, depth, ranks, scoreAllMax)));
+      assert.deepEqual(got, want, `case ${i}: ${slotCount} slots, depth ${depth}, score-all cap ${scoreAllMax}, order of at most ${orderMax ?? 'every'} foods, collecting ${collect ?? 'the default'}`);
       paths[want.total <= scoreAllMax ? 'all' : 'bound']++;
       // A slot of one list drives.
       const single = slots.findIndex((s) => s.length === 1);
@@ -297,6 +304,18 @@ describe('slots as unions of lists (bound-first.ts)', () => {
     }
     assert.ok(compared > 2000, `${compared} foods compared`);
     assert.ok(paths.driven > 50 && paths.all > 50 && paths.bound > 50, JSON.stringify(paths));
+  });
+
+  test('a bound order whose bounds span 255 or more has no bounds by rid', () => {
+    const ridLimit = 300;
+    const ranks: FoodRanks = {
+      place: Uint32Array.from({ length: ridLimit }, (_, r) => r),
+      shape: Uint32Array.from({ length: ridLimit }, () => packShape([1], 1)),
+      staticPart: Int16Array.from({ length: ridLimit }, (_, r) => r),
+    };
+    const order = boundOrder(ranks, { units: 1, named: 1 });
+    assert.equal(order.byRid, undefined);
+    assert.equal(order.rids.length, ridLimit);
   });
 
   test('the bound order puts every food no later than one whose bound is better', () => {
@@ -311,9 +330,14 @@ describe('slots as unions of lists (bound-first.ts)', () => {
       const cover = ((units <= 4 ? named : 255) * 2 ** 24) + u * 0x010101;
       const bound = (rid: number): number => staticPart[rid]! - coverageBonus(cover, shape[rid]!);
       const foods = Array.from(place.keys()).filter((rid) => place[rid] !== 0xffffffff);
-      const { rids, starts, bounds, rest } = boundOrder(ranks, { units, named });
+      const { rids, starts, bounds, rest, byRid } = boundOrder(ranks, { units, named });
       assert.deepEqual([...rids].sort((x, y) => x - y), foods, 'every food once, no rid without one');
       assert.equal(rest, undefined, 'nothing left out');
+      // Each food's bound by rid, in a byte above the least: 255 where there is no food.
+      assert.ok(byRid !== undefined, `units ${units}: bounds within 255 of each other`);
+      for (let rid = 0; rid < ridLimit; rid++) {
+        assert.equal(byRid.steps[rid], place[rid] === 0xffffffff ? 255 : bound(rid) - byRid.least, `units ${units}, rid ${rid}`);
+      }
       assert.equal(starts[0], 0);
       assert.equal(starts[bounds.length], rids.length);
       for (let b = 0; b < bounds.length; b++) {
