@@ -238,10 +238,9 @@ const ALL_UNITS = 255;
  * `bound.named` may count for the name), best first (a counting sort: bounds are whole
  * numbers), as far as `boundOrderMax()` foods (whole bounds, at least one), and every food's
  * bound by rid in a byte (`byRid`). Made once per catalogue version and bound, 4 bytes a food
- * it holds and 1 a rid; queries of more than ORDERED_UNITS
- * slots share the order of the loosest bound. A bound looser than the query's stays correct
- * but reads further: a type-ahead word's completions, read with its name's bonus counted, made
- * `fat co*` read ~4 times the foods.
+ * it holds and 1 a rid; queries of more than ORDERED_UNITS slots share the order of the
+ * loosest bound. A bound looser than the query's stays correct but reads further: a type-ahead
+ * word's completions, read with its name's bonus counted, made `fat co*` read ~4 times the foods.
  */
 export function boundOrder(ranks: FoodRanks, most: CoverBound): BoundOrder {
   const cover = fullCover(most);
