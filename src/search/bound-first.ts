@@ -377,10 +377,11 @@ export function collectMax(): number {
  * `candidatesByBound`), as one read past its budget does. At 1,000,000 foods the bench's
  * searches that read an order (scenarios 2, 12 and 13, 4,000 queries each) stopped within its
  * first 61,512 foods but for 15 of scenario 12's, the furthest at 185,833: each of the three
- * orders a server makes (engine.ts `warm`) holds ~1 MiB of rids instead of 4, and a worker's
- * peak private memory over the bench's scenarios was 236 and 238 MiB against 244 and 247 before
- * (alternated runs), with the same answers and no change of time in process (bench/engine-ab.ts).
- * The bounds by rid (`byRid`, later) add 1 MiB an order back.
+ * orders a server makes (engine.ts `warm`) holds ~1 MiB of rids instead of 4 (after warm-up,
+ * ArrayBuffers 60.5 → 51.8 MiB), with the same answers and no change of time in process
+ * (bench/engine-ab.ts). The bounds by rid (`byRid`) add 1 MiB an order back. A worker's peak
+ * over the bench's scenarios moves by more than that from run to run: 236 and 238 MiB against
+ * 244 and 247 in one alternated pair, 246 and 247 (with `byRid`) against 245 and 246 in another.
  */
 export function boundOrderMax(): number {
   return envInteger('FOODLOOKUP_BOUND_ORDER_MAX', 1, 262_144);
