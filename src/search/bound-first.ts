@@ -273,12 +273,7 @@ export function boundOrder(ranks: FoodRanks, most: CoverBound): BoundOrder {
  * (its maximum halved) and -9 %.
  */
 function ridBounds(rids: Uint32Array, bound: Int32Array, ridLimit: number): { byRid?: RidBounds } {
-  let least = Infinity;
-  let most = -Infinity;
-  for (const b of bound) {
-    if (b < least) least = b;
-    if (b > most) most = b;
-  }
+  const { least, most } = boundRange(bound);
   if (!(most - least < 255)) return {};
   const steps = new Uint8Array(ridLimit).fill(255);
   for (let k = 0; k < rids.length; k++) steps[rids[k]!] = bound[k]! - least;
@@ -525,12 +520,7 @@ function grown<T extends Uint32Array | Int32Array>(from: T, to: T): T {
  * bounds while they number at most `most` (at least one bound), and the first bound left out.
  */
 function byBound(rids: Uint32Array, bound: Int32Array, most = Infinity): BoundOrder {
-  let min = Infinity;
-  let max = -Infinity;
-  for (const b of bound) {
-    if (b < min) min = b;
-    if (b > max) max = b;
-  }
+  const { least: min, most: max } = boundRange(bound);
   const start = new Uint32Array(rids.length === 0 ? 1 : max - min + 2);
   for (const b of bound) start[b - min + 1]!++;
   for (let b = 1; b < start.length; b++) start[b]! += start[b - 1]!;
@@ -556,6 +546,17 @@ function byBound(rids: Uint32Array, bound: Int32Array, most = Infinity): BoundOr
     if (start[at]! < held) ordered[start[at]!++] = rids[k]!;
   }
   return { rids: ordered, starts: Uint32Array.from(starts), bounds: Int32Array.from(buckets), ...(rest === undefined ? {} : { rest }) };
+}
+
+/** The least and most of `bound` (Infinity and -Infinity when it is empty). */
+function boundRange(bound: Int32Array): { least: number; most: number } {
+  let least = Infinity;
+  let most = -Infinity;
+  for (const b of bound) {
+    if (b < least) least = b;
+    if (b > most) most = b;
+  }
+  return { least, most };
 }
 
 /**
