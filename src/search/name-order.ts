@@ -57,6 +57,20 @@ export function nameOrderPage(q: FoodQuery, run: PrefixRun): { rids: number[]; t
   return inRankOrder(names, from, to, accept, q.offset, depth, descending);
 }
 
+/**
+ * A page of the foods the store named (a barcode lookup's handful, from its index) in name
+ * order, as the general query orders a list without a query: those that pass the filters, by
+ * place, descending when asked. Undefined when the query needs the store's own query (grouping,
+ * a text match).
+ */
+export function listedInNameOrder(q: FoodQuery, listed: Iterable<number>, place: ArrayLike<number>, accept: FoodTest): { rids: number[]; total: number } | undefined {
+  if (q.match !== undefined || q.grouping) return undefined;
+  const kept = [...new Set(listed)].filter((rid) => accept === undefined || accept(rid));
+  kept.sort((a, b) => place[a]! - place[b]!);
+  if (q.order.direction === 'desc') kept.reverse();
+  return { rids: kept.slice(q.offset, q.offset + q.limit), total: kept.length };
+}
+
 /** Name order is place order: the page is read off the run (filtered, every place is tested). */
 function inNameOrder(
   names: NamePlaces, from: number, to: number, accept: FoodTest | undefined, offset: number, depth: number, descending: boolean,

@@ -183,4 +183,15 @@ test('revision ids and barcodes find the same foods in both stores', async (t) =
   const { revisionId } = (JSON.parse(food) as { food: { revisionId: string } }).food;
   await compare(`/v1/foods/${revisionId}`);
   for (const code of barcodes.slice(0, 50)) await compare(`/v1/foods?upcs=${encodeURIComponent(code)}&fields=foodId,upcs`);
+  // Several codes at once, filtered, ordered and paged: PostgreSQL does it in memory, SQLite in SQL.
+  const valid = barcodes.filter((code) => /^\d+$/.test(code));
+  let most = 0;
+  for (let i = 0; i < 12; i++) {
+    const codes = [...valid.slice(i * 6, i * 6 + 6), upcA(999_999)].join(',');
+    for (const rest of ['', '&order=name:desc', '&limit=5&offset=1', '&region=au', '&order=name:desc&offset=3&limit=1', `&brands=!${brandIds[i]}`, '&offset=9']) {
+      const { body } = await compare(`/v1/foods?upcs=${codes}${rest}&fields=foodId,name`);
+      most = Math.max(most, (JSON.parse(body) as { metadata: { total: number } }).metadata.total);
+    }
+  }
+  assert.ok(most >= 6, `a list of six codes found ${most} foods`);
 });

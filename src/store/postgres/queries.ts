@@ -50,6 +50,8 @@ export interface FoodReads {
   readonly rowsByRid: Prepared;
   /** `$1`: ctids (tid[], row-addresses.ts); the rows there, rid first, in any order. */
   readonly rowsByTid: Prepared;
+  /** `$1`: barcode keys (text[], domain/barcodes.ts); the rows of the foods carrying one, rid first, in any order. */
+  readonly rowsByUpc: Prepared;
   /** `$1`: a foodId or a current revisionId; the row, the foodId first (as SQLite's store). */
   readonly rowById: Prepared;
   /**
@@ -67,6 +69,7 @@ export function foodReads(dialect: PostgresDialect): FoodReads {
   return {
     rowsByRid: named('rows', `SELECT f.rid, ${FOOD_COLUMNS} FROM ${foods} f WHERE f.rid = ANY($1::int[])`),
     rowsByTid: named('rows_tid', `SELECT f.rid, ${FOOD_COLUMNS} FROM ${foods} f WHERE f.ctid = ANY($1::tid[])`),
+    rowsByUpc: named('rows_upc', `SELECT f.rid, ${FOOD_COLUMNS} FROM ${foods} f WHERE f.rid IN (SELECT food_rid FROM ${dialect.table('food_upcs')} WHERE upc_key = ANY($1::text[]))`),
     rowById: named('row', `SELECT f.rid, ${FOOD_COLUMNS} FROM ${foods} f WHERE f.id = $1 OR f.revision_id = $1 ORDER BY f.id = $1 DESC LIMIT 1`),
     firstFrom: (lo, hi) => {
       const key = `${lo === '>' ? 'a' : 'af'}${hi === '>' ? 'b' : 'bf'}`;
@@ -75,4 +78,9 @@ export function foodReads(dialect: PostgresDialect): FoodReads {
       return statement;
     },
   };
+}
+
+/** Texts as a `text[]` literal: each element quoted, its backslashes and quotes escaped. */
+export function textArrayLiteral(values: readonly string[]): string {
+  return `{${values.map((v) => `"${v.replace(/[\\"]/g, (c) => `\\${c}`)}"`).join(',')}}`;
 }

@@ -17,13 +17,14 @@ import {
 import { MemoryBlobs } from '../../search/blobs.js';
 import { buildSearchData } from '../../search/build.js';
 import { SearchEngine, type StoreLookups } from '../../search/engine.js';
+import { listedInNameOrder } from '../../search/name-order.js';
 import type { Correction } from '../../search/plan.js';
 import { recordsEngine } from '../../search/records.js';
 import { SearchIndex } from '../../search/search-index.js';
 import type { Synonyms } from '../../search/synonyms.js';
 import { describeDatabase, endPool, isUnavailable, LOAD_TIMEOUT_MS, openPool, unavailableOr } from './connection.js';
 import { CatalogFollower } from './follow.js';
-import { foodReads, numbered, PostgresDialect, unmatchablePrefix, type FoodReads, type Prepared } from './queries.js';
+import { foodReads, numbered, PostgresDialect, textArrayLiteral, unmatchablePrefix, type FoodReads, type Prepared } from './queries.js';
 import { groupedPage, groupedPageOfAll, groupMembers, type GroupMembers, type Groups } from './grouping.js';
 import { FoodRowCache, FoodRowReader, READ_TYPES } from './records.js';
 import { RowAddresses } from './row-addresses.js';
@@ -48,8 +49,26 @@ const CLASSIFICATION_SLICE = 100_000;
 const FOOD_ROWS_CACHED = 20_000;
 /** Keys of prefix runs' places held per version (a key and a number each). */
 const PLACES_CACHED = 50_000;
-/** Rids of classification and barcode lookups held per version, for the in-memory filters (4 bytes each). */
+/**
+ * Classification and barcode lookups held per version, for the in-memory filters: their rids
+ * (4 bytes each) and, for each lookup, its key and entry as so many rids more, so that lookups
+ * that find nothing (unknown barcodes) are bounded too.
+ */
 const LOOKUP_RIDS_CACHED = 2_000_000;
+const lookupWeight = (key: string, rids: Uint32Array): number => rids.length + 16 + (key.length >> 1);
+
+/** Holds a lookup's rids in its version, dropping the oldest held while they would weigh too much. */
+function remember(v: Version, key: string, rids: Uint32Array): Uint32Array {
+  const weight = lookupWeight(key, rids);
+  for (const [oldest, held] of v.lookups) {
+    if (v.lookupRids + weight <= LOOKUP_RIDS_CACHED) break;
+    v.lookups.delete(oldest);
+    v.lookupRids -= lookupWeight(oldest, held);
+  }
+  v.lookups.set(key, rids);
+  v.lookupRids += weight;
+  return rids;
+}
 
 type RecordKind = 'brands' | 'categories' | 'tags';
 
@@ -72,6 +91,7 @@ interface Version {
   readonly lookups: Map<string, Uint32Array>;
   /** Place in name order of the first food whose folded name is ≥ a key (prefix searches' runs). */
   readonly places: Map<string, number>;
+  /** What `lookups` holds, in rids (lookupWeight). */
   lookupRids: number;
   /** The groups of grouping=brand: each food's brand rid, brands in (name_key, id) order. */
   readonly brandGroups: Groups;
@@ -381,18 +401,23 @@ export class PostgresCatalogStore implements CatalogStore {
   /** Food rids a lookup of the version's tables gives, held for the next request that asks the same. */
   private async lookup(v: Version, key: string, sql: string, values: readonly string[]): Promise<Uint32Array> {
     const cacheKey = `${key}:${JSON.stringify(values)}`;
-    let rids = v.lookups.get(cacheKey);
-    if (rids === undefined) {
-      rids = Uint32Array.from(await this.query<{ rid: number }>(sql, [values]), (r) => r.rid);
-      for (const [oldest, held] of v.lookups) {
-        if (v.lookupRids + rids.length <= LOOKUP_RIDS_CACHED) break;
-        v.lookups.delete(oldest);
-        v.lookupRids -= held.length;
-      }
-      v.lookups.set(cacheKey, rids);
-      v.lookupRids += rids.length;
-    }
-    return rids;
+    const held = v.lookups.get(cacheKey);
+    if (held !== undefined) return held;
+    return remember(v, cacheKey, Uint32Array.from(await this.query<{ rid: number }>(sql, [values]), (r) => r.rid));
+  }
+
+  /**
+   * The foods carrying one of these barcode keys, held like the other lookups. Their rows come in
+   * the same round trip and go to the version's row cache: a barcode scan's page, nearly always
+   * these few foods, then needs no second one.
+   */
+  private async barcodeFoods(v: Version, keys: readonly string[]): Promise<Uint32Array> {
+    const cacheKey = `upc:${JSON.stringify(keys)}`;
+    const held = v.lookups.get(cacheKey);
+    if (held !== undefined) return held;
+    const rows = (await this.textRows(v.sql.rowsByUpc, [textArrayLiteral(keys)])).map(foodRowOf);
+    for (const row of rows) v.rows.cache.put(row.rid, row);
+    return remember(v, cacheKey, Uint32Array.from(rows, (row) => row.rid));
   }
 
   /**
@@ -428,9 +453,7 @@ export class PostgresCatalogStore implements CatalogStore {
       ? await this.lookup(v, 'classification', `SELECT rid FROM ${t('foods')} WHERE classification_key = ANY($1::text[])`,
         q.classifications.values.map((c) => c.toLowerCase()).filter((c) => !c.includes('\0')))
       : new Uint32Array(0);
-    const upcs = q.upcs
-      ? await this.lookup(v, 'upc', `SELECT DISTINCT food_rid AS rid FROM ${t('food_upcs')} WHERE upc_key = ANY($1::text[])`, q.upcs)
-      : new Uint32Array(0);
+    const upcs = q.upcs ? await this.barcodeFoods(v, q.upcs) : new Uint32Array(0);
     const places = q.match?.type === 'prefix' ? await this.prefixPlaces(v, fold(q.match.query)) : new Map<string, number>();
     const { dictionary, closure } = v;
     return {
@@ -451,12 +474,19 @@ export class PostgresCatalogStore implements CatalogStore {
   /** The page's rows in order, with the dictionary of the version they were read in. */
   private async foodPage(q: FoodQuery): Promise<FoodRowsPage> {
     const v = await this.ready();
-    // A barcode lookup without a query names a handful of foods through its index: the general query starts from them.
-    const lookups = q.upcs && !q.match ? undefined : await this.lookups(v, q);
-    const answer = lookups === undefined ? undefined : v.engine.foods(q, lookups);
+    // A barcode lookup without a query names a handful of foods through its index: they are
+    // filtered and ordered in memory (or, grouped, by the general query, which starts from them)
+    // rather than by the engine's walk of every name.
+    const barcodes = q.upcs !== undefined && !q.match;
+    const lookups = barcodes && q.grouping ? undefined : await this.lookups(v, q);
+    const listed = barcodes && lookups !== undefined
+      ? listedInNameOrder(q, lookups.upcFoods(q.upcs), v.engine.index.place, v.engine.test({ ...q, upcs: undefined }, lookups))
+      : undefined;
+    const answer = listed !== undefined || lookups === undefined ? undefined : v.engine.foods(q, lookups);
     const corrections = answer?.corrections ?? [];
     let page: { rids: readonly number[]; total: number };
-    if (answer !== undefined && !('ranked' in answer)) page = answer;
+    if (listed !== undefined) page = listed;
+    else if (answer !== undefined && !('ranked' in answer)) page = answer;
     else if (lookups !== undefined && q.grouping !== undefined && q.match?.type !== 'prefix') {
       page = await this.groupedInMemory(v, { ...q, grouping: q.grouping }, lookups, answer?.ranked);
     } else {
