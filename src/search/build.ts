@@ -125,6 +125,8 @@ export function buildSearchData(source: SearchSource, out: SearchBlobWriter, opt
   let categoryLimit = 1;
   for (const food of source.foods()) {
     const rid = food.rid;
+    // A typed array drops writes past its end: a wrong ridLimit would otherwise lose foods silently.
+    if (!(rid >= 0 && rid < ridLimit)) throw new Error(`search data: food rid ${rid} is beyond the catalogue's ${ridLimit}`);
     entryOf[rid] = ridAt.length;
     lengthOf[rid] = codePoints(food.name);
     if (nameOf !== undefined) nameOf[rid] = food.name;
