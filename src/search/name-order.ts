@@ -59,12 +59,10 @@ export function nameOrderPage(q: FoodQuery, run: PrefixRun): { rids: number[]; t
 
 /**
  * A page of the foods the store named (a barcode lookup's handful, from its index) in name
- * order, as the general query orders a list without a query: those that pass the filters, by
- * place, descending when asked. Undefined when the query needs the store's own query (grouping,
- * a text match).
+ * order, as the general query orders a list without a query or grouping: those that pass the
+ * filters, by place, descending when asked.
  */
-export function listedInNameOrder(q: FoodQuery, listed: Iterable<number>, place: ArrayLike<number>, accept: FoodTest): { rids: number[]; total: number } | undefined {
-  if (q.match !== undefined || q.grouping) return undefined;
+export function listedInNameOrder(q: FoodQuery, listed: Iterable<number>, place: ArrayLike<number>, accept: FoodTest): { rids: number[]; total: number } {
   const kept = [...new Set(listed)].filter((rid) => accept === undefined || accept(rid));
   kept.sort((a, b) => place[a]! - place[b]!);
   if (q.order.direction === 'desc') kept.reverse();
