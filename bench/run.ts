@@ -39,6 +39,8 @@ const { values } = parseArgs({
     only: { type: 'string' },
     /** The stores to serve from, in this order: sqlite, postgres. */
     store: { type: 'string', default: 'sqlite' },
+    /** PostgreSQL replicas copy the rows to their disk (--row-copy-dir, the deployment docs/deploy.md advises): on, or off. */
+    'row-copy': { type: 'string', default: 'on' },
   },
 });
 // A partial run must not overwrite the committed table.
@@ -48,6 +50,9 @@ const SECONDS = Number(values.seconds);
 const WORKERS = values.workers.split(',').map(Number);
 const STORES = values.store.split(',').map((x) => x.trim());
 for (const store of STORES) if (store !== 'sqlite' && store !== 'postgres') throw new Error(`--store: sqlite or postgres, not '${store}'`);
+if (values['row-copy'] !== 'on' && values['row-copy'] !== 'off') throw new Error(`--row-copy: on or off, not '${values['row-copy']}'`);
+/** Where PostgreSQL replicas copy the rows (none with --row-copy off). */
+const ROW_COPY_DIR = values['row-copy'] === 'on' ? mkdtempSync(join(tmpdir(), 'bench-rows-')) : undefined;
 const hasTaskset = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
 const pin = (core: string, command: string, args: string[]): [string, string[]] =>
   hasTaskset ? ['taskset', ['-c', core, command, ...args]] : [command, args];
@@ -269,13 +274,30 @@ async function postgresCatalogue(): Promise<{ url: string; importFoodsPerSecond?
   return { url, importFoodsPerSecond: FOODS / seconds, dbBytes: await databaseBytes(url) };
 }
 
+/** The catalogue version a replica answers, and where its copy of the rows stands (/readyz). */
+async function readiness(serverUrl: string): Promise<{ version: number; localRows?: string }> {
+  return ((await (await fetch(`${serverUrl}/readyz`)).json()) as { catalog: { version: number; localRows?: string } }).catalog;
+}
+
+/** Waits until the replica's copy of its version's rows is ready (no copy: at once); ms waited. */
+async function rowsCopied(serverUrl: string, version?: number): Promise<number> {
+  const started = performance.now();
+  for (;;) {
+    const state = await readiness(serverUrl);
+    if (state.localRows === undefined || (state.localRows === 'ready' && (version === undefined || state.version === version))) break;
+    if (performance.now() - started > 600_000) throw new Error(`the rows were not copied in 10 minutes: ${JSON.stringify(state)}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return performance.now() - started;
+}
+
 /**
  * A replica's switch to a new catalogue version: one food of the catalogue changed and imported
  * (a new version of all the foods, built beside the current one), then the time from the
  * import's end until the serving replica's /readyz shows the new version, and its largest
  * process's private memory (RssAnon) before and at its peak meanwhile.
  */
-async function measureSwitch(serverUrl: string, pid: number, databaseUrl: string): Promise<{ importSeconds: number; switchMs: number; steadyMiB: number; peakMiB: number }> {
+async function measureSwitch(serverUrl: string, pid: number, databaseUrl: string): Promise<{ importSeconds: number; switchMs: number; copyMs?: number; steadyMiB: number; peakMiB: number }> {
   const file = join(ROOT, 'bench/.cache', `catalog-${FOODS}.jsonl`);
   // The file's head only (a million foods are ~900 MB): the first food comes after the brands and categories.
   const head = Buffer.alloc(32 << 20);
@@ -286,7 +308,7 @@ async function measureSwitch(serverUrl: string, pid: number, databaseUrl: string
   const food = JSON.parse(lines.find((l) => l.includes('"kind":"food"'))!) as { name: string };
   const changed = join(ROOT, 'bench/.cache', 'switch.jsonl');
   writeFileSync(changed, `${JSON.stringify({ ...food, name: `${food.name} (switch ${Date.now()})` })}\n`);
-  const version = async (): Promise<number> => ((await (await fetch(`${serverUrl}/readyz`)).json()) as { catalog: { version: number } }).catalog.version;
+  const version = async (): Promise<number> => (await readiness(serverUrl)).version;
   const before = await version();
   const pids = serverProcesses(pid);
   const privateMiB = (): number => Math.max(...pids.map((p) => statusKiB(p, 'RssAnon') / 1024));
@@ -302,9 +324,11 @@ async function measureSwitch(serverUrl: string, pid: number, databaseUrl: string
   if (result !== 0) throw new Error('the switch import failed');
   while ((await version()) === before && performance.now() - committed < 120_000) await new Promise((r) => setTimeout(r, 20));
   const switchMs = performance.now() - committed;
+  // The new version's rows are copied after the switch: its memory counts in the peak too.
+  const copyMs = ROW_COPY_DIR === undefined ? undefined : await rowsCopied(serverUrl, before + 1);
   await new Promise((r) => setTimeout(r, 1000));
   clearInterval(timer);
-  return { importSeconds: (committed - started) / 1000, switchMs, steadyMiB, peakMiB };
+  return { importSeconds: (committed - started) / 1000, switchMs, ...(copyMs !== undefined ? { copyMs } : {}), steadyMiB, peakMiB };
 }
 
 /**
@@ -387,10 +411,17 @@ async function main(): Promise<void> {
   let zipfBytes: number | undefined;
   const pgCat = STORES.includes('postgres') ? await postgresCatalogue() : undefined;
   for (const store of STORES) for (const workers of WORKERS) {
-    const storeArgs = store === 'postgres' ? ['--database-url', pgCat!.url] : ['--db', cat.db];
+    const storeArgs = store === 'postgres'
+      ? ['--database-url', pgCat!.url, ...(ROW_COPY_DIR !== undefined ? ['--row-copy-dir', ROW_COPY_DIR] : [])]
+      : ['--db', cat.db];
     const [sc, sa] = pin(workers === 1 ? '0' : '0,1', process.execPath, [CLI, 'serve', ...storeArgs, '--port', '0', '--workers', String(workers)]);
     const server = await startProcess(sc, sa, { FOODLOOKUP_TOKENS: TOKEN, LOG_LEVEL: 'warn', ...MemoryWatch.probeEnv });
     summary.push(`| cold start, ${store}, ${workers} worker(s) | ${Math.round(server.ms)} ms |`);
+    if (store === 'postgres' && ROW_COPY_DIR !== undefined) {
+      const copyMs = await rowsCopied(server.url);
+      log(`rows copied to the replica's disk ${(copyMs / 1000).toFixed(1)} s after it listened`);
+      summary.push(`| PostgreSQL: replica's copy of the rows to its disk (--row-copy-dir) ready, after it listened (${workers} worker(s)) | ${(copyMs / 1000).toFixed(1)} s |`);
+    }
     const memory = new MemoryWatch(server.child.pid!);
     memory.start();
     for (const sc2 of list) {
@@ -445,6 +476,7 @@ async function main(): Promise<void> {
       log(`switch: import of one changed food ${sw.importSeconds.toFixed(1)} s, replica switched ${Math.round(sw.switchMs)} ms after it; private memory ${sw.steadyMiB.toFixed(0)} → peak ${sw.peakMiB.toFixed(0)} MiB`);
       summary.push(`| PostgreSQL: import of one changed food into the ${FOODS.toLocaleString('en')}-food catalogue (a new version of all of it) | ${sw.importSeconds.toFixed(1)} s |`);
       summary.push(`| PostgreSQL: replica's switch to the new version after the import's commit (${workers} worker(s)) | ${Math.round(sw.switchMs)} ms |`);
+      if (sw.copyMs !== undefined) summary.push(`| PostgreSQL: the new version's rows copied to the replica's disk, after the switch | ${(sw.copyMs / 1000).toFixed(1)} s |`);
       summary.push(`| PostgreSQL: replica's private memory (largest process) steady → peak during the switch | ${sw.steadyMiB.toFixed(0)} → ${sw.peakMiB.toFixed(0)} MiB (${(sw.peakMiB / sw.steadyMiB).toFixed(2)}×) |`);
     }
     await stop(server.child);

@@ -1,3 +1,4 @@
+import { accessSync, constants, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 
@@ -23,6 +24,8 @@ export interface Config {
   readonly synonyms: readonly string[];
   /** Bytes of answers each serving process keeps (http/response-cache.ts); 0 keeps none. */
   readonly responseCacheBytes: number;
+  /** With PostgreSQL: a folder on this machine's disk where each serving process copies the catalogue's food rows (absent = none). */
+  readonly rowCopyDir?: string;
 }
 
 /**
@@ -106,6 +109,19 @@ function corsOrigins(text: string): '*' | readonly string[] {
   return Object.freeze(origins.map((o) => o.replace(/\/$/, '')));
 }
 
+/** The row copy folder as an absolute path, checked now: a typo must not silently leave every page to PostgreSQL. */
+function rowCopyDirOf(text: string): string {
+  const dir = resolve(text);
+  try {
+    if (!statSync(dir).isDirectory()) throw new ConfigError(`row copy dir '${dir}' is not a folder`);
+    accessSync(dir, constants.W_OK);
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    throw new ConfigError(`row copy dir '${dir}' must be a folder this process can write to: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  }
+  return dir;
+}
+
 /**
  * The PostgreSQL URL, when PostgreSQL is the store: a flag beats the environment, so an explicit
  * `--db` wins over a DATABASE_URL another program left in the environment, and `--database-url`
@@ -149,6 +165,8 @@ export function loadConfig(flags: Flags = {}, env: NodeJS.ProcessEnv = process.e
   if (!/^\d{1,5}$/.test(cacheText)) throw new ConfigError(`response cache must be a whole number of MiB (0 keeps none), got '${cacheText}'`);
   const synonyms = (pick(flags, 'synonyms', env, 'FOODLOOKUP_SYNONYMS') ?? 'default').split(',').map((p) => p.trim()).filter((p) => p !== '');
   if (synonyms.length === 0) throw new ConfigError("synonyms must name at least one file (or 'default')");
+  const rowCopyText = pick(flags, 'row-copy-dir', env, 'FOODLOOKUP_ROW_COPY_DIR');
+  const rowCopyDir = rowCopyText !== undefined && databaseUrl ? rowCopyDirOf(rowCopyText) : undefined;
   return Object.freeze({
     ...(cors !== undefined ? { corsOrigins: corsOrigins(cors) } : {}),
     ...(metricsText !== undefined ? { metricsPort: Number(metricsText) } : {}),
@@ -162,6 +180,7 @@ export function loadConfig(flags: Flags = {}, env: NodeJS.ProcessEnv = process.e
     logLevel,
     workers: Number(workersText),
     responseCacheBytes: Number(cacheText) * 2 ** 20,
+    ...(rowCopyDir !== undefined ? { rowCopyDir } : {}),
     trustProxy: bool(trustProxyFlag !== undefined ? trustProxyFlag : env['FOODLOOKUP_TRUST_PROXY'], 'trust-proxy'),
   });
 }

@@ -18,7 +18,7 @@ Run 'foodlookup <command> --help' for a command's options.
 `;
 
 export const SERVE_HELP = `Usage: foodlookup serve [--db PATH] [--database-url URL] [--host H] [--port N] [--trust-proxy]
-                       [--workers N] [--synonyms PATH[,PATH…]]
+                       [--workers N] [--synonyms PATH[,PATH…]] [--row-copy-dir DIR]
 
 Runs the JSON interface (/v1), the SOAP interface (POST /soap/1.2) and the WSDL
 (GET /soap/1.2?wsdl) on one port.
@@ -42,6 +42,9 @@ Options (each with its environment variable):
   --synonyms PATHS     the food synonym lists searches use, comma-separated; 'default' is the
                        one that ships (FOODLOOKUP_SYNONYMS, default 'default'; docs/search.md):
                        '--synonyms default,mine.txt' extends it, '--synonyms mine.txt' replaces it
+  --row-copy-dir DIR   with --database-url: copy each catalogue version's food rows to this
+                       folder on the local disk, so that pages need no round trip to
+                       PostgreSQL (FOODLOOKUP_ROW_COPY_DIR; off; docs/deploy.md)
 Also: FOODLOOKUP_TOKENS (comma-separated tokens accepted without limits), REDIS_URL, LOG_LEVEL.
 `;
 

@@ -21,7 +21,7 @@ const COMMON = {
 const SERVER = {
   ...COMMON, host: { type: 'string' }, port: { type: 'string' }, 'trust-proxy': { type: 'boolean' }, workers: { type: 'string' },
   'cors-origins': { type: 'string' }, 'metrics-port': { type: 'string' }, 'response-cache-mb': { type: 'string' },
-  synonyms: { type: 'string' },
+  synonyms: { type: 'string' }, 'row-copy-dir': { type: 'string' },
 } as const;
 
 const commands: Record<string, Command> = {

@@ -32,6 +32,8 @@ async function probe(store: CatalogReader, timeoutMs: number): Promise<{ health:
  * /readyz: 200 when the catalogue is loaded (the server warms it before it listens) and the
  * store answers a real query within 2 s; 503 otherwise, and while the server drains (Fastify
  * answers 503 once it is closing). A load balancer takes a replica out of rotation on 503.
+ * `catalog.localRows` says where a PostgreSQL replica's copy of the rows stands (--row-copy-dir):
+ * it does not decide readiness, since the replica answers from PostgreSQL meanwhile.
  */
 export function healthRoutes(app: FastifyInstance, store: CatalogReader): void {
   refuseOtherMethods(app, '/healthz', ['GET', 'HEAD']);
@@ -44,7 +46,10 @@ export function healthRoutes(app: FastifyInstance, store: CatalogReader): void {
   refuseOtherMethods(app, '/readyz', ['GET', 'HEAD']);
   app.get('/readyz', async (request, reply) => {
     const result = await probe(store, READY_TIMEOUT_MS);
-    if ('health' in result) return { status: 'ready', catalog: { version: result.health.version, foods: result.health.foods } };
+    if ('health' in result) {
+      const { version, foods, localRows } = result.health;
+      return { status: 'ready', catalog: { version, foods, ...(localRows !== undefined ? { localRows } : {}) } };
+    }
     request.log.warn({ err: result.failure }, 'not ready: the store does not answer');
     return reply.code(503).type('application/json; charset=utf-8')
       .send({ code: 503, message: 'Service Unavailable', details: 'The catalogue store does not answer' });

@@ -128,6 +128,12 @@ export interface CatalogHealth extends CatalogState {
   readonly foods: number;
   /** How long the import that last wrote the catalogue took, in seconds; undefined when unknown. */
   readonly lastImportSeconds?: number;
+  /**
+   * Where the copy of the catalogue's rows on this replica's disk stands (PostgreSQL with a row
+   * copy folder): `copying` (pages come from PostgreSQL meanwhile), `ready`, or `failed` (tried
+   * again later); absent when the store makes none.
+   */
+  readonly localRows?: 'copying' | 'ready' | 'failed';
 }
 
 /** A food found by the SOAP foodSearch: best first. */

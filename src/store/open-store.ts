@@ -13,7 +13,7 @@ export async function openStore(config: Config, options: { readonly readonly: bo
   const synonyms = Synonyms.load(config.synonyms);
   if (config.databaseUrl) {
     const { PostgresCatalogStore } = await import('./postgres/store.js');
-    return new PostgresCatalogStore(config.databaseUrl, { synonyms });
+    return new PostgresCatalogStore(config.databaseUrl, { synonyms, ...(config.rowCopyDir !== undefined ? { rowCopyDir: config.rowCopyDir } : {}) });
   }
   return new SqliteCatalogStore(config.dbPath, { ...options, synonyms });
 }

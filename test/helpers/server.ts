@@ -56,6 +56,24 @@ export async function startTestServer(db: string | TestStore, env: Record<string
   };
 }
 
+/**
+ * Waits until a PostgreSQL replica with a row copy folder (--row-copy-dir) says, on /readyz, that
+ * the catalogue version it answers has its rows copied: its pages come from that copy from then on.
+ */
+export async function localRowsReady(url: string, version?: number, timeoutMs = 30_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  let last = '';
+  while (Date.now() < until) {
+    const response = await fetch(`${url}/readyz`);
+    last = await response.text();
+    const catalog = response.ok ? (JSON.parse(last) as { catalog: { version: number; localRows?: string } }).catalog : undefined;
+    if (catalog?.localRows === 'ready' && (version === undefined || catalog.version === version)) return;
+    if (catalog?.localRows === undefined && response.ok) throw new Error(`the server makes no copy of the rows: /readyz ${last}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`the rows were not copied within ${timeoutMs} ms: /readyz ${last}`);
+}
+
 /** `foodlookup serve` in a child process: its log lines (stdout) and stderr are kept for assertions. */
 export interface ServeProcess {
   readonly url: string;

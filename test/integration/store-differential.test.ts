@@ -2,7 +2,8 @@
 // CLI into SQLite and into PostgreSQL, thousands of generated requests (every parameter of every
 // resource, records by id and revision, barcodes, errors, SOAP foodSearch and getFood) sent to
 // a server on each, the answers compared byte for byte. Last-Modified (and the ETag made from
-// it) aside: it is the time of each import.
+// it) aside: it is the time of each import. A second PostgreSQL replica copies the rows to its
+// own disk (--row-copy-dir) and reads its pages from there: it must answer the same bytes too.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
@@ -11,7 +12,7 @@ import { importInto } from '../helpers/cli.js';
 import { tempDir } from '../helpers/paths.js';
 import { NO_POSTGRES, TEST_STORES } from '../helpers/postgres.js';
 import { random, richCatalog, upcA, type RichCatalog } from '../helpers/random-catalog.js';
-import { startTestServer, TEST_TOKEN, type TestServer } from '../helpers/server.js';
+import { localRowsReady, startTestServer, TEST_TOKEN, type TestServer } from '../helpers/server.js';
 import { envelope } from '../helpers/soap.js';
 import { newTestStore } from '../helpers/stores.js';
 
@@ -20,7 +21,7 @@ const catalog: RichCatalog = richCatalog(SEED, 1500);
 /** Requests per kind of request below; about 4,000 in all. */
 const ROUNDS = 400;
 
-const servers: { sqlite?: TestServer; postgres?: TestServer } = {};
+const servers: { sqlite?: TestServer; postgres?: TestServer; copied?: TestServer } = {};
 let cleanup = (): void => {};
 
 before(async () => {
@@ -33,12 +34,17 @@ before(async () => {
     const store = await newTestStore(kind, tmp.dir, 'random');
     await importInto(store, 'catalog', [file]);
     servers[kind] = await startTestServer(store);
+    if (kind === 'postgres') {
+      servers.copied = await startTestServer(store, { FOODLOOKUP_ROW_COPY_DIR: tmp.dir });
+      await localRowsReady(servers.copied.url);
+    }
   }
 });
 
 after(async () => {
   await servers.sqlite?.close();
   await servers.postgres?.close();
+  await servers.copied?.close();
   cleanup();
 });
 
@@ -134,8 +140,10 @@ async function answer(server: TestServer, path: string, init: RequestInit = {}):
 }
 
 async function compare(path: string, init: RequestInit = {}): Promise<Answer> {
-  const [a, b] = await Promise.all([answer(servers.sqlite!, path, init), answer(servers.postgres!, path, init)]);
-  assert.deepEqual(b, a, `${init.method ?? 'GET'} ${path} ${typeof init.body === 'string' ? init.body : ''}`);
+  const [a, b, c] = await Promise.all([answer(servers.sqlite!, path, init), answer(servers.postgres!, path, init), answer(servers.copied!, path, init)]);
+  const what = `${init.method ?? 'GET'} ${path} ${typeof init.body === 'string' ? init.body : ''}`;
+  assert.deepEqual(b, a, what);
+  assert.deepEqual(c, a, `${what} (rows from the replica's copy)`);
   return a;
 }
 

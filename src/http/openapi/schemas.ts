@@ -156,7 +156,15 @@ export const SCHEMAS: Readonly<Record<string, Schema>> = {
       status: { type: 'string', enum: ['ready'] },
       catalog: {
         type: 'object', additionalProperties: false, required: ['version', 'foods'],
-        properties: { version: { type: 'integer' }, foods: { type: 'integer', minimum: 0 } },
+        properties: {
+          version: { type: 'integer' },
+          foods: { type: 'integer', minimum: 0 },
+          localRows: {
+            type: 'string', enum: ['copying', 'ready', 'failed'],
+            description: "A PostgreSQL replica started with --row-copy-dir: where the copy of this version's food rows on its own disk stands. "
+              + 'Until it is ready (and after a failure, until a later try succeeds) pages are read from PostgreSQL. Absent without a copy folder.',
+          },
+        },
       },
     },
   },

@@ -11,7 +11,7 @@ import type { Readable } from 'node:stream';
  * NULL) and its bytes; a count of -1 ends the data. Integers are big-endian.
  */
 
-const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
+export const COPY_SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
 
 /** Bytes arrived in chunks, read from the front; a value is copied out once, whatever chunks it spans. */
 class Chunks {
@@ -67,8 +67,8 @@ export async function* copyBinaryRows(stream: Readable): AsyncGenerator<(Uint8Ar
   for await (const chunk of stream) {
     input.push(chunk as Buffer);
     if (header === 'signature') {
-      if (input.available < SIGNATURE.length + 8) continue;
-      if (!SIGNATURE.equals(input.take(SIGNATURE.length))) throw new Error('COPY output is not in the binary format (no PGCOPY signature)');
+      if (input.available < COPY_SIGNATURE.length + 8) continue;
+      if (!COPY_SIGNATURE.equals(input.take(COPY_SIGNATURE.length))) throw new Error('COPY output is not in the binary format (no PGCOPY signature)');
       input.int32();
       extension = input.int32();
       header = 'extension';

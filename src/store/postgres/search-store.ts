@@ -21,7 +21,7 @@ import { copyLines, parseField } from './copy-text.js';
  * left running, it kept the process alive for the whole bound after every load, and then made
  * the finished stream emit an error. It is called back here when the read is over.
  */
-async function copyOutOf<T>(client: pg.ClientBase, copy: string, read: (stream: Readable) => Promise<T>, readTimeoutMs?: number): Promise<T> {
+export async function copyOutOf<T>(client: pg.ClientBase, copy: string, read: (stream: Readable) => Promise<T>, readTimeoutMs?: number): Promise<T> {
   const query: ReturnType<typeof copyTo> & { query_timeout?: number; callback?: () => void } = copyTo(copy);
   if (readTimeoutMs !== undefined) query.query_timeout = readTimeoutMs;
   try {

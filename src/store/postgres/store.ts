@@ -28,9 +28,10 @@ import { foodReads, numbered, PostgresDialect, textArrayLiteral, unmatchablePref
 import { groupedPage, groupedPageOfAll, groupMembers, type GroupMembers, type Groups } from './grouping.js';
 import { FoodRowCache, FoodRowReader, READ_TYPES } from './records.js';
 import { RowAddresses } from './row-addresses.js';
+import { ROW_FILE_COLUMNS, RowFile } from './row-file.js';
 import { textRows } from './text-rows.js';
 import { catalogVersionOf, META_TABLE, migrate } from './schema.js';
-import { PG_BUILD, compareCodePoints, readSearchBlobs, readSearchSource } from './search-store.js';
+import { PG_BUILD, compareCodePoints, copyOutOf, readSearchBlobs, readSearchSource } from './search-store.js';
 import { beginPostgresImport } from './writer.js';
 
 /**
@@ -55,6 +56,8 @@ const PLACES_CACHED = 50_000;
  * that find nothing (unknown barcodes) are bounded too.
  */
 const LOOKUP_RIDS_CACHED = 2_000_000;
+/** After a failed copy of a version's rows to the local disk, the next try (while it is still the version answered). */
+const ROW_COPY_RETRY_MS = 30_000;
 const lookupWeight = (key: string, rids: Uint32Array): number => rids.length + 16 + (key.length >> 1);
 
 /** Holds a lookup's rids in its version, dropping the oldest held while they would weigh too much. */
@@ -87,6 +90,12 @@ interface Version {
   readonly rows: FoodRowReader;
   /** Where each food row lies in the table (read with the classification groups), once known and while right. */
   addresses?: RowAddresses;
+  /** The version's rows on this replica's disk (row-file.ts), once copied; its pages are read from there. */
+  rowFile?: RowFile;
+  /** Where that copy stands; undefined when the store makes none (no `rowCopyDir`). */
+  localRows?: 'copying' | 'ready' | 'failed';
+  /** Ends that copy while it runs (the version is replaced, the store closes). */
+  readonly stopCopy: AbortController;
   /** Food rids by classification or barcode list (the filters the engine tests in memory). */
   readonly lookups: Map<string, Uint32Array>;
   /** Place in name order of the first food whose folded name is ≥ a key (prefix searches' runs). */
@@ -109,6 +118,12 @@ export interface PostgresStoreOptions {
   readonly poolSize?: number;
   /** Follow committed imports (default true; false for a command that reads once). */
   readonly follow?: boolean;
+  /**
+   * A folder on this replica's own disk where each version's food rows are copied once loaded
+   * (row-file.ts), so that pages are read without a round trip; absent: every page's rows come
+   * from PostgreSQL.
+   */
+  readonly rowCopyDir?: string;
 }
 
 /** The largest code point: `key < prefix + MAX_CHAR` bounds a prefix range (as name-order.ts). */
@@ -251,6 +266,10 @@ export class PostgresCatalogStore implements CatalogStore {
     const loaded = await this.loadVersion(schema, state, seconds === undefined ? undefined : Number(seconds));
     if (this.closed) return;
     this.version = loaded;
+    // Requests still on the previous version read their rows from PostgreSQL from now on.
+    held?.stopCopy.abort();
+    held?.rowFile?.close();
+    this.copyRows(loaded);
     // Read now rather than by the first request that groups by classification (seconds at 1,000,000 foods).
     this.classificationGroups(loaded).catch(() => undefined);
   }
@@ -296,6 +315,7 @@ export class PostgresCatalogStore implements CatalogStore {
       lookups: new Map(),
       places: new Map(),
       lookupRids: 0,
+      stopCopy: new AbortController(),
       members: new Map(),
       brandGroups: { of: index.facts.brand, inNameOrder: Uint32Array.from(brands, (b) => b.rid), size: dictionary.limits.brand },
       ...(lastImportSeconds !== undefined ? { lastImportSeconds } : {}),
@@ -357,6 +377,7 @@ export class PostgresCatalogStore implements CatalogStore {
       ...v.state,
       foods: v.engine.index.meta.foods,
       ...(v.lastImportSeconds !== undefined ? { lastImportSeconds: v.lastImportSeconds } : {}),
+      ...(v.localRows !== undefined ? { localRows: v.localRows } : {}),
     };
   }
 
@@ -492,7 +513,49 @@ export class PostgresCatalogStore implements CatalogStore {
     } else {
       page = await this.generalPage(v, q, answer?.ranked);
     }
-    return { dictionary: v.dictionary, total: page.total, rows: await v.rows.rows(page.rids), corrections };
+    return { dictionary: v.dictionary, total: page.total, rows: await this.pageRows(v, page.rids), corrections };
+  }
+
+  /** A page's rows in order: from the version's copy on this replica's disk when there is one, else from PostgreSQL (or the row cache). */
+  private pageRows(v: Version, rids: readonly number[]): Promise<FoodRow[]> {
+    if (v.rowFile !== undefined) {
+      try {
+        const rows = v.rowFile.rows(rids);
+        if (rows !== undefined) return Promise.resolve(rows);
+      } catch {
+        // The disk failed: the version's rows come from PostgreSQL from now on (/readyz says so).
+        v.rowFile.close();
+        v.rowFile = undefined;
+        v.localRows = 'failed';
+      }
+    }
+    return v.rows.rows(rids);
+  }
+
+  /**
+   * Copies a version's food rows to this replica's disk (row-file.ts), in the background: the
+   * version answers from PostgreSQL meanwhile. A copy that fails is tried again later while the
+   * version is the one answered; a copy that ends after the next version took over is dropped.
+   */
+  private copyRows(v: Version): void {
+    const dir = this.options.rowCopyDir;
+    if (dir === undefined || this.closed) return;
+    v.localRows = 'copying';
+    const copy = `COPY (SELECT ${ROW_FILE_COLUMNS} FROM ${v.dialect.table('foods')} f) TO STDOUT (FORMAT binary)`;
+    const ridLimit = v.engine.index.place.length;
+    this.loadRead((client, readTimeoutMs) => copyOutOf(client, copy, (stream) => RowFile.copy(stream, dir, ridLimit, v.stopCopy.signal), readTimeoutMs)).then(
+      (file) => {
+        if (this.version !== v || this.closed) return file.close();
+        v.rowFile = file;
+        v.localRows = 'ready';
+      },
+      () => {
+        v.localRows = 'failed';
+        setTimeout(() => {
+          if (this.version === v && !this.closed) this.copyRows(v);
+        }, ROW_COPY_RETRY_MS).unref();
+      },
+    );
   }
 
   /**
@@ -679,7 +742,7 @@ export class PostgresCatalogStore implements CatalogStore {
 
   async searchFoodNames(words: readonly string[], limit: number): Promise<readonly NameSearchHit[]> {
     const v = await this.ready();
-    const rows = await v.rows.rows(v.engine.names(words, limit));
+    const rows = await this.pageRows(v, v.engine.names(words, limit));
     return rows.map((row) => ({
       id: row.id,
       name: row.name,
@@ -707,6 +770,8 @@ export class PostgresCatalogStore implements CatalogStore {
   async close(): Promise<void> {
     this.closed = true;
     await this.follower?.stop();
+    this.version?.stopCopy.abort();
+    this.version?.rowFile?.close();
     this.version = undefined;
     await endPool(this.pool);
   }
