@@ -6,7 +6,7 @@
  * ones to compare; a page's rows are what the two stores do differently.
  *
  *   node dist/bench/store-profile.js --db bench/.cache/catalog-1000000.db --database-url postgres://…/foodlookup_bench_1000000 \
- *     [--only 'fts, cold'] [--requests 2000] [--block 100] [--warm 1000]
+ *     [--only 'fts, cold'] [--requests 2000] [--block 100] [--warm 1000] [--row-copy-dir DIR]
  *
  * Requests go through the real app with Fastify's inject, one at a time (as c=1). --warm N
  * answers N other requests of the scenario first (from its end), as the bench's untimed
@@ -39,6 +39,8 @@ const { values } = parseArgs({
      * (fts cold). Compare builds by their ratios to SQLite from runs of their own instead.
      */
     'other-dist': { type: 'string' },
+    /** A folder: a PostgreSQL store that copies the rows there (--row-copy-dir) is served too, once its copy is ready. */
+    'row-copy-dir': { type: 'string' },
   },
 });
 if (!values.db || !values['database-url']) throw new Error('--db PATH and --database-url URL are required');
@@ -74,6 +76,10 @@ async function serve(name: string, flags: Record<string, string>, build: Build =
   // pg's clients know their backend's process id (BackendKeyData).
   const backends = (): number[] => ((pool as unknown as { _clients?: { processID: number | null }[] } | undefined)?._clients ?? [])
     .map((c) => c.processID).filter((pid): pid is number => pid !== null);
+  if (flags['row-copy-dir'] !== undefined) {
+    // Timed once its pages come from the copy.
+    while ((await store.health()).localRows !== 'ready') await new Promise((resolve) => setTimeout(resolve, 100));
+  }
   return { name, app, backends, close: async () => { await app.close(); await auth.close(); await store.close(); } };
 }
 
@@ -90,6 +96,7 @@ function processCpuMs(pid: number): number {
 const stores = [
   await serve('sqlite', { db: values.db }),
   await serve('postgres', { 'database-url': values['database-url'] }),
+  ...(values['row-copy-dir'] ? [await serve('pg+copy', { 'database-url': values['database-url'], 'row-copy-dir': values['row-copy-dir'] })] : []),
   ...(values['other-dist'] ? [await serve(`postgres (${values['other-dist']})`, { 'database-url': values['database-url'] }, await otherBuild(values['other-dist']))] : []),
 ];
 const s = samples(values.db);
@@ -103,7 +110,7 @@ const paths = scenario.paths;
 const lists = values['other-dist'] ? 2 : 1;
 const n = Math.min(Number(values.requests), Math.floor((paths.length - Number(values.warm)) / lists));
 /** The list index of store k's i-th timed request: SQLite and this build's PostgreSQL store ask the same. */
-const pathOf = (k: number, i: number): string => paths[(k >= 2 ? n : 0) + i]!;
+const pathOf = (k: number, i: number): string => paths[(values['other-dist'] && k === stores.length - 1 ? n : 0) + i]!;
 const block = Number(values.block);
 
 const request = async (app: App, path: string): Promise<void> => {

@@ -105,17 +105,24 @@ export class RowFile {
    * to read it.
    */
   rows(rids: readonly number[]): (FoodRow & { rid: number })[] | undefined {
-    if (this.closed) return undefined;
     const rows: (FoodRow & { rid: number })[] = [];
     for (const rid of rids) {
-      const length = rid >= 0 && rid < this.lengths.length ? this.lengths[rid]! : 0;
-      if (length === 0) return undefined;
-      if (this.scratch.length < length) this.scratch = Buffer.allocUnsafe(Math.max(length, 2 * this.scratch.length));
-      const read = readSync(this.file.fd, this.scratch, 0, length, this.starts[rid]!);
-      if (read !== length) throw new Error(`the copy of food rid ${rid} is ${read} bytes, not ${length}`);
-      rows.push(decodeRow(this.scratch, rid));
+      const row = this.row(rid);
+      if (row === undefined) return undefined;
+      rows.push(row);
     }
     return rows;
+  }
+
+  /** The row of this rid; undefined when it is not in the file or the file is closed. Throws when the system fails to read it. */
+  row(rid: number): (FoodRow & { rid: number }) | undefined {
+    if (this.closed) return undefined;
+    const length = rid >= 0 && rid < this.lengths.length ? this.lengths[rid]! : 0;
+    if (length === 0) return undefined;
+    if (this.scratch.length < length) this.scratch = Buffer.allocUnsafe(Math.max(length, 2 * this.scratch.length));
+    const read = readSync(this.file.fd, this.scratch, 0, length, this.starts[rid]!);
+    if (read !== length) throw new Error(`the copy of food rid ${rid} is ${read} bytes, not ${length}`);
+    return decodeRow(this.scratch, rid);
   }
 
   /**
