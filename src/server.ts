@@ -147,6 +147,7 @@ export async function startServer(config: Config, options: { handleSignals?: boo
   const auth = await openAuthenticator(config, store);
   const app = await buildApp(config, { store, auth });
   auth.useLogger(app.log);
+  store.useLogger?.(app.log);
   await auth.connect();
   const notice = readOnlyNotice(config);
   if (notice !== undefined) app.log.warn({ db: config.dbPath }, notice);

@@ -123,6 +123,12 @@ export interface CatalogState {
 }
 
 /** What a store reports of itself for readiness and metrics (GET /readyz, /metrics). */
+/** Minimal logger surface (Fastify's/pino's logger fits it); messages never carry a secret. */
+export interface StoreLogger {
+  info(details: object, message: string): void;
+  warn(details: object, message: string): void;
+}
+
 export interface CatalogHealth extends CatalogState {
   /** Foods in the catalogue. */
   readonly foods: number;
@@ -153,6 +159,8 @@ export interface CatalogReader {
    * server pays it before it listens.
    */
   warm(): Promise<void>;
+  /** Where a store reports what it does in the background (a PostgreSQL replica's copy of the rows); set once the app's logger exists. */
+  useLogger?(logger: StoreLogger): void;
   /**
    * A real round trip to the store (GET /readyz: ready when it answers; /metrics): rejects, or
    * never settles, when the store cannot answer; the caller bounds the wait. Cheap enough to be

@@ -13,7 +13,7 @@ import { fixtureCatalog, IDS } from '../helpers/fixture-catalog.js';
 import { fixturePath, tempDir } from '../helpers/paths.js';
 import { runCli } from '../helpers/cli.js';
 import { ADMIN_DATABASE_URL, NO_POSTGRES, testDatabaseUrl } from '../helpers/postgres.js';
-import { localRowsReady, startTestServer, type TestServer } from '../helpers/server.js';
+import { basic, localRowsReady, spawnServe, startTestServer, TEST_TOKEN, type TestServer } from '../helpers/server.js';
 import { postgresStore } from '../helpers/stores.js';
 import { random } from '../helpers/random-catalog.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
@@ -107,6 +107,66 @@ describe("a replica's copy of the rows on its own disk", { skip: ADMIN_DATABASE_
       assert.deepEqual((answer.body as { foods: { name: string }[] }).foods.map((i) => i.name), [food.name]);
     } finally {
       await proxy.restore();
+    }
+  });
+});
+
+describe('a copy that fails', { skip: ADMIN_DATABASE_URL ? false : NO_POSTGRES }, () => {
+  it('is logged with its reason (never the password), leaves the pages to PostgreSQL, and is made again later', async () => {
+    const temp = tempDir('foodlookup-row-copy-fail-');
+    const url = new URL((await testDatabaseUrl())!);
+    const imported = await runCli(['import', 'catalog', fixturePath('catalog.json'), '--database-url', url.toString()]);
+    assert.equal(imported.code, 0, imported.stderr);
+    const proxy = await startTcpProxy(Number(url.port || 5432), url.hostname);
+    // The server trusts local connections: a password it ignores, which no line may show.
+    const proxied = new URL(url);
+    proxied.host = `127.0.0.1:${proxy.port}`;
+    proxied.username = 'postgres';
+    proxied.password = 'row-copy-secret';
+    let served: Awaited<ReturnType<typeof spawnServe>> | undefined;
+    try {
+      served = await spawnServe(postgresStore(proxied.toString()), { FOODLOOKUP_ROW_COPY_DIR: temp.dir, FOODLOOKUP_ROW_COPY_RETRY_MS: '300' });
+      await localRowsReady(served.url);
+      const first = ((await (await fetch(`${served.url}/readyz`)).json()) as { catalog: { version: number } }).catalog.version;
+      const logged = async (message: string, version: number): Promise<Record<string, unknown> | undefined> => {
+        const until = Date.now() + 15_000;
+        for (;;) {
+          const found = served!.stdout().split('\n').filter((l) => l.includes(message)).map((l) => JSON.parse(l) as Record<string, unknown>)
+            .find((line) => line['version'] === version);
+          if (found !== undefined || Date.now() > until) return found;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      };
+      assert.ok(await logged('rows copied to the local disk', first), served.stdout());
+      // The next version's copy: PostgreSQL stops answering the moment it asks for the rows, and is cut then.
+      proxy.hangOn('COPY (SELECT f.rid');
+      const changed = fixtureCatalog();
+      changed.foods[0]!.name = 'Cheese, a new version';
+      const file = join(temp.dir, 'changed.json');
+      writeFileSync(file, JSON.stringify(changed));
+      const again = await runCli(['import', 'catalog', file, '--database-url', url.toString()]);
+      assert.equal(again.code, 0, again.stderr);
+      const until = Date.now() + 10_000;
+      while (!served.stdout().includes(`"version":${first + 1}`) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await proxy.cut();
+      await proxy.restore();
+      const failed = await logged('rows not copied to the local disk', first + 1);
+      assert.ok(failed, served.stdout() + served.stderr());
+      assert.equal(failed['level'], 40);
+      assert.equal(failed['retryInMs'], 300);
+      assert.equal(typeof failed['err'], 'string');
+      const copied = await logged('rows copied to the local disk', first + 1);
+      assert.ok(copied, served.stdout());
+      assert.equal(copied['level'], 30);
+      await localRowsReady(served.url, first + 1);
+      const answer = await fetch(`${served.url}/v1/foods?query=cheese&limit=5`, { headers: { authorization: basic(TEST_TOKEN) } });
+      assert.equal(answer.status, 200);
+      assert.doesNotMatch(served.stdout() + served.stderr(), /row-copy-secret/);
+    } finally {
+      await served?.stop();
+      await proxy.close();
+      temp.cleanup();
     }
   });
 });

@@ -96,7 +96,7 @@ export function unavailableOr(err: unknown, url: string): unknown {
 }
 
 /**
- * A pool on the URL. Errors of idle clients (the server went away) are absorbed here: the next
+ * A pool on the URL. Errors of clients (the server went away) are absorbed here: the next
  * query reconnects, and an unhandled 'error' event would end the process.
  */
 export function openPool(url: string, options: PoolOptions = {}): pg.Pool {
@@ -115,7 +115,13 @@ export function openPool(url: string, options: PoolOptions = {}): pg.Pool {
     // An idle client lost its connection: the pool drops it, the next checkout connects again.
   });
   const clients = new Set<pg.PoolClient>();
-  pool.on('connect', (client) => clients.add(client));
+  pool.on('connect', (client) => {
+    clients.add(client);
+    // A client lent out (pool.connect(): a version's load, its copy of the rows, a migration) has
+    // no listener of the pool's: a connection reset then ended the process. Its query fails
+    // with the error all the same, and its holder releases it.
+    client.on('error', () => undefined);
+  });
   pool.on('remove', (client) => clients.delete(client));
   poolClients.set(pool, clients);
   return pool;

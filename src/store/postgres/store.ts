@@ -4,7 +4,7 @@ import { isUuid, normaliseId } from '../../domain/ids.js';
 import { fold } from '../../domain/text.js';
 import type {
   BrandQuery, CatalogHealth, CatalogState, CatalogStore, CategoryQuery, FoodFilters, FoodHit, FoodQuery, ImportTransaction, NameSearchHit, Page,
-  Stamped, TagQuery, TextMatch,
+  Stamped, StoreLogger, TagQuery, TextMatch,
 } from '../catalog-store.js';
 import { CatalogDictionary } from '../dictionary.js';
 import { defaultSynonyms, foodHitsPage, foodJsonPage, withCorrections, type FoodRowsPage } from '../food-pages.js';
@@ -22,6 +22,7 @@ import type { Correction } from '../../search/plan.js';
 import { recordsEngine } from '../../search/records.js';
 import { SearchIndex } from '../../search/search-index.js';
 import type { Synonyms } from '../../search/synonyms.js';
+import { envInteger } from '../../config.js';
 import { describeDatabase, endPool, isUnavailable, LOAD_TIMEOUT_MS, openPool, unavailableOr } from './connection.js';
 import { CatalogFollower } from './follow.js';
 import { foodReads, numbered, PostgresDialect, textArrayLiteral, unmatchablePrefix, type FoodReads, type Prepared } from './queries.js';
@@ -56,8 +57,8 @@ const PLACES_CACHED = 50_000;
  * that find nothing (unknown barcodes) are bounded too.
  */
 const LOOKUP_RIDS_CACHED = 2_000_000;
-/** After a failed copy of a version's rows to the local disk, the next try (while it is still the version answered). */
-const ROW_COPY_RETRY_MS = 30_000;
+/** After a failed copy of a version's rows to the local disk, the next try (while it is still the version answered); tests shorten it. */
+const rowCopyRetryMs = (): number => envInteger('FOODLOOKUP_ROW_COPY_RETRY_MS', 100, 30_000);
 const lookupWeight = (key: string, rids: Uint32Array): number => rids.length + 16 + (key.length >> 1);
 
 /** Holds a lookup's rids in its version, dropping the oldest held while they would weigh too much. */
@@ -129,11 +130,15 @@ export interface PostgresStoreOptions {
 /** The largest code point: `key < prefix + MAX_CHAR` bounds a prefix range (as name-order.ts). */
 const MAX_CHAR = String.fromCodePoint(0x10ffff);
 
+/** An error's message for a log line (errors of this store name the server, never the password). */
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /** An error of opening as one line naming the server, never the password. */
 function openingError(error: unknown, url: string): Error {
   if (isUnavailable(error)) return unavailableOr(error, url) as Error;
-  const reason = error instanceof Error ? error.message : String(error);
-  return new Error(`PostgreSQL at ${describeDatabase(url)}: ${reason}`);
+  return new Error(`PostgreSQL at ${describeDatabase(url)}: ${errorText(error)}`);
 }
 
 export class PostgresCatalogStore implements CatalogStore {
@@ -144,10 +149,23 @@ export class PostgresCatalogStore implements CatalogStore {
   private loading: Promise<void> | undefined;
   private follower: CatalogFollower | undefined;
   private closed = false;
+  private logger: StoreLogger | undefined;
+  /** What was to be logged before the app's logger existed (a copy made while the server warmed up). */
+  private readonly unlogged: [level: keyof StoreLogger, details: object, message: string][] = [];
 
   constructor(readonly url: string, private readonly options: PostgresStoreOptions = {}) {
     this.pool = openPool(url, { max: options.poolSize ?? 10, applicationName: 'foodlookup serve' });
     this.synonyms = options.synonyms ?? defaultSynonyms();
+  }
+
+  useLogger(logger: StoreLogger): void {
+    this.logger = logger;
+    for (const [level, details, message] of this.unlogged.splice(0)) logger[level](details, message);
+  }
+
+  private log(level: keyof StoreLogger, details: object, message: string): void {
+    if (this.logger !== undefined) this.logger[level](details, message);
+    else if (this.unlogged.length < 20) this.unlogged.push([level, details, message]);
   }
 
   /** The pool, for the token store and imports that share the database. */
@@ -536,8 +554,9 @@ export class PostgresCatalogStore implements CatalogStore {
         }
         rows.push(row);
       }
-    } catch {
+    } catch (error) {
       // The disk failed: the version's rows come from PostgreSQL from now on (/readyz says so).
+      this.log('warn', { version: v.state.version, err: errorText(error) }, 'the copy of the rows on the local disk failed to read: pages come from PostgreSQL');
       file.close();
       v.rowFile = undefined;
       v.localRows = 'failed';
@@ -557,17 +576,23 @@ export class PostgresCatalogStore implements CatalogStore {
     v.localRows = 'copying';
     const copy = `COPY (SELECT ${ROW_FILE_COLUMNS} FROM ${v.dialect.table('foods')} f) TO STDOUT (FORMAT binary)`;
     const ridLimit = v.engine.index.place.length;
+    const started = performance.now();
     this.loadRead((client, readTimeoutMs) => copyOutOf(client, copy, (stream) => RowFile.copy(stream, dir, ridLimit, v.stopCopy.signal), readTimeoutMs)).then(
       (file) => {
         if (this.version !== v || this.closed) return file.close();
         v.rowFile = file;
         v.localRows = 'ready';
+        this.log('info', { version: v.state.version, mib: Math.round(file.bytes / 2 ** 20), ms: Math.round(performance.now() - started) },
+          'rows copied to the local disk: pages are read from there');
       },
-      () => {
+      (error: unknown) => {
+        if (v.stopCopy.signal.aborted) return;
         v.localRows = 'failed';
+        const retryInMs = rowCopyRetryMs();
+        this.log('warn', { version: v.state.version, err: errorText(error), retryInMs }, 'rows not copied to the local disk: pages come from PostgreSQL meanwhile');
         setTimeout(() => {
           if (this.version === v && !this.closed) this.copyRows(v);
-        }, ROW_COPY_RETRY_MS).unref();
+        }, retryInMs).unref();
       },
     );
   }
