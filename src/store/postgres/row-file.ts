@@ -80,9 +80,11 @@ export class RowFile {
           lengths[rid] = end - pos;
           pos = end;
         }
-        if (pos > first) {
-          await file.write(buf, first, pos - first, written);
-          written += pos - first;
+        for (let at = first; at < pos;) {
+          const { bytesWritten } = await file.write(buf, at, pos - at, written);
+          if (bytesWritten === 0) throw new Error('the row copy file took no bytes');
+          at += bytesWritten;
+          written += bytesWritten;
         }
         if (ended) {
           if (pos + 2 < buf.length) throw new Error('COPY binary output goes on after its end');
@@ -97,21 +99,6 @@ export class RowFile {
       await file.close();
       throw error;
     }
-  }
-
-  /**
-   * The rows of these rids, in the same order; undefined when one of them is not in the file
-   * (the caller reads them from PostgreSQL) or the file is closed. Throws when the system fails
-   * to read it.
-   */
-  rows(rids: readonly number[]): (FoodRow & { rid: number })[] | undefined {
-    const rows: (FoodRow & { rid: number })[] = [];
-    for (const rid of rids) {
-      const row = this.row(rid);
-      if (row === undefined) return undefined;
-      rows.push(row);
-    }
-    return rows;
   }
 
   /** The row of this rid; undefined when it is not in the file or the file is closed. Throws when the system fails to read it. */
