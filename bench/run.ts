@@ -52,7 +52,7 @@ const STORES = values.store.split(',').map((x) => x.trim());
 for (const store of STORES) if (store !== 'sqlite' && store !== 'postgres') throw new Error(`--store: sqlite or postgres, not '${store}'`);
 if (values['row-copy'] !== 'on' && values['row-copy'] !== 'off') throw new Error(`--row-copy: on or off, not '${values['row-copy']}'`);
 /** Where PostgreSQL replicas copy the rows (none with --row-copy off). */
-const ROW_COPY_DIR = values['row-copy'] === 'on' ? mkdtempSync(join(tmpdir(), 'bench-rows-')) : undefined;
+const ROW_COPY_DIR = values['row-copy'] === 'on' && STORES.includes('postgres') ? mkdtempSync(join(tmpdir(), 'bench-rows-')) : undefined;
 const hasTaskset = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
 const pin = (core: string, command: string, args: string[]): [string, string[]] =>
   hasTaskset ? ['taskset', ['-c', core, command, ...args]] : [command, args];
