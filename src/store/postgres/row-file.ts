@@ -2,7 +2,7 @@ import { readSync } from 'node:fs';
 import { open, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import type { FoodRow } from '../record-rows.js';
+import { FOOD_COLUMNS, foodRowOf, type FoodRow } from '../record-rows.js';
 import { COPY_SIGNATURE } from './copy-binary.js';
 
 /**
@@ -19,7 +19,7 @@ import { COPY_SIGNATURE } from './copy-binary.js';
  */
 
 /** The columns copied, in FoodValues' order (rid first): COPY's binary format gives each as its bytes. */
-export const ROW_FILE_COLUMNS = 'f.rid, f.id, f.revision_id, f.region, f.brand_id, f.category_id, f.name, f.classification, f.tag_ids, f.body, f.updated_at';
+export const ROW_FILE_COLUMNS = `f.rid, ${FOOD_COLUMNS}`;
 const FIELDS = 11;
 /** The header: signature, flags (32 bits) and the length of the extension that follows (32 bits). */
 const HEADER = COPY_SIGNATURE.length + 8;
@@ -153,8 +153,7 @@ function decodeRow(buf: Buffer, rid: number): FoodRow & { rid: number } {
   p += 4;
   if (buf.readInt32BE(p) !== rid) throw new Error(`the copy of food rid ${rid} holds rid ${buf.readInt32BE(p)}`);
   p += 4;
-  const [id, revision_id, region, brand_id, category_id, name, classification, tag_ids, body] = [text(), text(), text(), text(), text(), text(), text(), text(), text()];
-  // updated_at: a bigint, 8 bytes (ms times stay far below 2^53).
-  const updated_at = Number(buf.readBigInt64BE(p + 4));
-  return { rid, id, revision_id, region, brand_id, category_id, name, classification, tag_ids, body, updated_at };
+  // The texts in FOOD_COLUMNS' order, then updated_at: a bigint, 8 bytes (ms times stay far below 2^53).
+  const texts = [text(), text(), text(), text(), text(), text(), text(), text(), text()] as const;
+  return foodRowOf([rid, ...texts, Number(buf.readBigInt64BE(p + 4))]);
 }

@@ -130,6 +130,12 @@ export interface PostgresStoreOptions {
 /** The largest code point: `key < prefix + MAX_CHAR` bounds a prefix range (as name-order.ts). */
 const MAX_CHAR = String.fromCodePoint(0x10ffff);
 
+/** Ends a version's copy of its rows, made or being made: its pages are read from PostgreSQL after. */
+function dropRowCopy(v: Version): void {
+  v.stopCopy.abort();
+  v.rowFile?.close();
+}
+
 /** An error's message for a log line (errors of this store name the server, never the password). */
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -285,8 +291,7 @@ export class PostgresCatalogStore implements CatalogStore {
     if (this.closed) return;
     this.version = loaded;
     // Requests still on the previous version read their rows from PostgreSQL from now on.
-    held?.stopCopy.abort();
-    held?.rowFile?.close();
+    if (held !== undefined) dropRowCopy(held);
     this.copyRows(loaded);
     // Read now rather than by the first request that groups by classification (seconds at 1,000,000 foods).
     this.classificationGroups(loaded).catch(() => undefined);
@@ -809,8 +814,7 @@ export class PostgresCatalogStore implements CatalogStore {
   async close(): Promise<void> {
     this.closed = true;
     await this.follower?.stop();
-    this.version?.stopCopy.abort();
-    this.version?.rowFile?.close();
+    if (this.version !== undefined) dropRowCopy(this.version);
     this.version = undefined;
     await endPool(this.pool);
   }
