@@ -122,13 +122,13 @@ export interface CatalogState {
   readonly lastModified: number;
 }
 
-/** What a store reports of itself for readiness and metrics (GET /readyz, /metrics). */
 /** Minimal logger surface (Fastify's/pino's logger fits it); messages never carry a secret. */
 export interface StoreLogger {
   info(details: object, message: string): void;
   warn(details: object, message: string): void;
 }
 
+/** What a store reports of itself for readiness and metrics (GET /readyz, /metrics). */
 export interface CatalogHealth extends CatalogState {
   /** Foods in the catalogue. */
   readonly foods: number;
@@ -136,8 +136,9 @@ export interface CatalogHealth extends CatalogState {
   readonly lastImportSeconds?: number;
   /**
    * Where the copy of the catalogue's rows on this replica's disk stands (PostgreSQL with a row
-   * copy folder): `copying` (pages come from PostgreSQL meanwhile), `ready`, or `failed` (tried
-   * again later); absent when the store makes none.
+   * copy folder): `copying` (pages come from PostgreSQL meanwhile), `ready`, or `failed` (a copy
+   * that failed is made again later; after a read of the copy failed, pages come from
+   * PostgreSQL until the next catalogue version); absent when the store makes none.
    */
   readonly localRows?: 'copying' | 'ready' | 'failed';
 }

@@ -162,7 +162,8 @@ export const SCHEMAS: Readonly<Record<string, Schema>> = {
           localRows: {
             type: 'string', enum: ['copying', 'ready', 'failed'],
             description: "A PostgreSQL replica started with --row-copy-dir: where the copy of this version's food rows on its own disk stands. "
-              + 'Until it is ready (and after a failure, until a later try succeeds) pages are read from PostgreSQL. Absent without a copy folder.',
+              + 'Until it is ready, pages are read from PostgreSQL; so they are after a failure: a failed copy is made again 30 s later, '
+              + 'and after a failed read of the copy, pages come from PostgreSQL until the next catalogue version. Absent without a copy folder.',
           },
         },
       },
