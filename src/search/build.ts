@@ -52,6 +52,13 @@ export interface SearchSource {
 /** Marks a rid without a food in `place`. */
 export const NO_PLACE = 0xffffffff;
 
+/**
+ * A one-word head segment followed by this many different second segments is a class (`Fish`,
+ * `Nuts`, `Cheese`, `Cereals`), not a food (`Apples, raw`: a few states and forms). 8 and 16
+ * gave the same figures on both judged sets, 32 lost `cashews` and `oatmeal cooked`.
+ */
+export const CLASS_KINDS = 16;
+
 /** A growable typed array. */
 class Growing<T extends Uint32Array | Uint8Array> {
   length = 0;
@@ -122,6 +129,11 @@ export function buildSearchData(source: SearchSource, out: SearchBlobWriter, opt
   const postCode = new Growing(new Uint8Array(1 << 16), (n) => new Uint8Array(n));
   const start: number[] = [];
   const ridAt: number[] = [];
+  // Each food's one-word head segment and the one word after it (word numbers, by rid; -1 for
+  // none), and per head what follows it, until it is known to be a class (`true`).
+  const headOf = new Int32Array(ridLimit).fill(-1);
+  const kindWordOf = new Int32Array(ridLimit).fill(-1);
+  const following = new Map<number, Set<string> | true>();
   let categoryLimit = 1;
   for (const food of source.foods()) {
     const rid = food.rid;
@@ -150,6 +162,15 @@ export function buildSearchData(source: SearchSource, out: SearchBlobWriter, opt
       if (w.placement < 4) wordInName[n] = 1;
       postWord.push(n);
       postCode.push(kindOf(w.placement, w.segments));
+    }
+    const head = analysed.head;
+    if (head !== undefined && nameMarks([head.word]) === 0) {
+      const h = wordNumber.get(head.word)!;
+      headOf[rid] = h;
+      if (head.kind !== undefined) kindWordOf[rid] = wordNumber.get(head.kind)!;
+      const seen = following.get(h);
+      if (seen === undefined) following.set(h, new Set([head.next]));
+      else if (seen !== true && seen.add(head.next).size >= CLASS_KINDS) following.set(h, true);
     }
   }
   const foods = ridAt.length;
@@ -187,6 +208,19 @@ export function buildSearchData(source: SearchSource, out: SearchBlobWriter, opt
   const groupNamed = new Uint32Array(groups);
   const pw = postWord.array;
   const pc = postCode.array;
+  // A class's follower that more names open with than follow a class is a food of its own
+  // (`Pie, apple` beside `Apples, raw`, …), a flavour rather than a kind (`Fish, salmon`).
+  const kindGroup = (k: number): number => {
+    const rid = ridAt[k]!;
+    return kindWordOf[rid]! >= 0 && following.get(headOf[rid]!) === true ? groupOf[renumber[kindWordOf[rid]!]!]! : -1;
+  };
+  const asHead = new Uint32Array(groups);
+  const asKind = new Uint32Array(groups);
+  for (let i = 0; i < postWord.length; i++) if ((pc[i]! & 7) === 0) asHead[groupOf[renumber[pw[i]!]!]!]!++;
+  for (let k = 0; k < foods; k++) {
+    const g = kindGroup(k);
+    if (g >= 0) asKind[g]!++;
+  }
   for (let k = 0; k < foods; k++) {
     const from = start[k]!;
     const to = start[k + 1]!;
@@ -209,6 +243,11 @@ export function buildSearchData(source: SearchSource, out: SearchBlobWriter, opt
       }
     }
     merged[k] = n - from;
+    const kind = kindGroup(k);
+    const byKind = kind >= 0 && asKind[kind]! > asHead[kind]!;
+    // A class's food is named by what follows it: its second segment's words cover the head
+    // segment too, which the class word alone still covers (`cheese` for `Cheese, cheddar`).
+    if (byKind) for (let j = from; j < n; j++) if ((pc[j]! >> 4) & 1) pc[j] = pc[j]! | 8;
     const counts = new Array<number>(COUNTED_SEGMENTS).fill(0);
     let named = 0;
     for (let j = from; j < n; j++) {
@@ -220,6 +259,7 @@ export function buildSearchData(source: SearchSource, out: SearchBlobWriter, opt
       }
       groupFoods[pw[j]!]!++;
     }
+    if (byKind) counts[0] = Math.max(1, counts[0]! - 1);
     shape[ridAt[k]!] = packShape(counts, named);
   }
 

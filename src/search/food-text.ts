@@ -66,6 +66,16 @@ export function nameSegments(name: string): string[] {
   return segments;
 }
 
+/**
+ * A name's one-word head segment (`Fish` in `Fish, salmon, raw`) and its second segment, as
+ * the import tells classes from foods (build.ts); `kind` is the second segment's one other word.
+ */
+export interface FoodHead {
+  readonly word: string;
+  readonly next: string;
+  readonly kind?: string;
+}
+
 /** One word of a food, with its best placement and the counted name segments it is in (bit s: segment s). */
 export interface WordPlace {
   readonly word: string;
@@ -77,7 +87,7 @@ export interface WordPlace {
  * The food's distinct words with their placements and the counted name segments each is in, in
  * order of first appearance (the importer makes each food's shape from these: build.ts).
  */
-export function foodWords(food: FoodTexts): { words: WordPlace[] } {
+export function foodWords(food: FoodTexts): { words: WordPlace[]; head?: FoodHead } {
   const byWord = new Map<string, WordPlace>();
   const words: WordPlace[] = [];
   const add = (word: string, placement: Placement, segment: number): void => {
@@ -110,9 +120,17 @@ export function foodWords(food: FoodTexts): { words: WordPlace[] } {
       add(word, placement, index);
     });
   });
+  // A one-word head segment followed by another (`Fish, salmon, …`): the import counts what
+  // follows each such head to tell a class (`Fish`, `Nuts`, `Cheese`) from a food (`Apples, raw`).
+  let head: FoodHead | undefined;
+  if (!maker && segments.length > 1 && segments[0]!.length === 1) {
+    const word = segments[0]![0]!;
+    const kinds = new Set(segments[1]!.filter((w) => w !== word));
+    head = kinds.size === 1 ? { word, next: segments[1]!.join(' '), kind: [...kinds][0]! } : { word, next: segments[1]!.join(' ') };
+  }
   for (const word of foldedWords(food.classification)) add(word, PLACEMENT.classification, -1);
   for (const word of foldedWords(food.otherNames)) add(word, PLACEMENT.otherNames, -1);
   for (const word of brandWords) add(word, PLACEMENT.brand, -1);
   for (const word of foldedWords(food.description)) add(word, PLACEMENT.description, -1);
-  return { words };
+  return head === undefined ? { words } : { words, head };
 }

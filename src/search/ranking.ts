@@ -17,14 +17,15 @@ import { COUNTED_SEGMENTS, FIRST_OUTSIDE_NAME, PLACEMENTS } from './food-text.js
  *   word's completion or a typo's correction, how common that word is;
  * - static: how plain the food is (fewer segments and words);
  * - the bonuses: the query names the food's whole head segment (`Apples` in `Apples, raw`,
- *   not `Apple juice, canned`), a whole later segment, or the whole name (a type-ahead word
+ *   not `Apple juice, canned`; of a class's food, `Fish, salmon`, the class word or the kind
+ *   does: build.ts CLASS_KINDS), a whole later segment, or the whole name (a type-ahead word
  *   names it only as typed, not by a longer completion: `partialCover`).
  * docs/search.md explains them with examples; `npm run relevance` measures them (bench/RELEVANCE.md),
  * and the commits that set each weight give its measured effect (`git log -- src/search/ranking.ts`).
  */
 
 /** Increments whenever a weight changes: stored first pages (build.ts) were ranked by one version. */
-export const RANKING_VERSION = 5;
+export const RANKING_VERSION = 6;
 
 export const WEIGHTS = {
   /** By placement (food-text.ts PLACEMENT): head, head segment, second segment, later segment, classification, other names, brand, description. */

@@ -81,6 +81,15 @@ const CATALOG = {
     f('Zampone, classico', { category: u(12) }),
     f('Zampone, piccante', { category: u(12) }),
     f('Zampone, stagionato', { category: u(12) }),
+    // A class (a one-word head with 16 different second segments or more) and its kinds.
+    ...['almonds', 'pecans', 'walnuts', 'hazelnuts', 'macadamias', 'pistachios', 'chestnuts', 'pinyon', 'acorns', 'beechnuts',
+      'butternuts', 'hickory', 'ginkgo', 'brazil', 'filberts'].map((kind) => f(`Nuts, ${kind}`, { category: u(12) })),
+    f('Nuts, cashew butter, plain', { category: u(12), servings: serving(5) }),
+    f('Nuts, cashew nuts, dry roasted', { category: u(12) }),
+    f('Nuts mix, salted', { category: u(12), servings: serving(4) }),
+    // A class whose second segments are mostly flavours: foods of their own elsewhere (Apples, raw).
+    ...['apple', 'cherry', 'pecan', 'pumpkin', 'rhubarb', 'plum', 'key lime', 'coconut custard', 'mincemeat', 'chess', 'shoofly',
+      'banoffee', 'custard', 'quince', 'apricot', 'fig'].map((kind) => f(`Pie, ${kind}`, { category: u(12), servings: serving(kind === 'apple' ? 8 : 1) })),
   ],
 };
 
@@ -267,6 +276,16 @@ forEachStore((kind) => {
       assert.equal((await names('apples raw'))[0], 'Apples, raw, with skin');
       assert.equal((await names('cheddar'))[0], 'Cheese, cheddar');
       assert.equal((await names('ched*'))[0], 'Cheese, cheddar');
+    });
+
+    test('a class names a food by its kind (Nuts, cashew nuts for cashews), not by a flavour that is a food of its own (Pie, apple)', async () => {
+      // Cashew butter lists more servings; the kind named is the cashew nut.
+      assert.deepEqual(await names('cashews'), ['Nuts, cashew nuts, dry roasted', 'Nuts, cashew butter, plain']);
+      // Pie, apple lists more servings than Apples, raw, with skin, and apple heads foods of its own.
+      const apple = await names('apple');
+      assert.ok(apple.indexOf('Apples, raw, with skin') < apple.indexOf('Pie, apple'), apple.join(' · '));
+      // The class word alone still covers the head segment: every Nuts, … before a name that opens with the word, whatever its servings.
+      assert.equal((await names('nuts')).at(-1), 'Nuts mix, salted');
     });
 
     test('an animal\'s name gives its meat before its offal, whatever their servings; named, the offal comes first', async () => {

@@ -13,10 +13,10 @@ import { loadSearchIndex } from '../../src/store/sqlite/search-store.js';
 import { foodListRequest } from '../../src/query/requests.js';
 import { queryWords } from '../../src/domain/text.js';
 import { SearchEngine } from '../../src/search/engine.js';
-import { foodWords, type Placement } from '../../src/search/food-text.js';
+import { PLACEMENT, foodWords, type FoodHead, type Placement } from '../../src/search/food-text.js';
 import { MARK, nameMarks } from '../../src/search/food-words.js';
 import { formBit, prefixAlternatives } from '../../src/search/plan.js';
-import { NO_PLACE } from '../../src/search/build.js';
+import { CLASS_KINDS, NO_PLACE } from '../../src/search/build.js';
 import { WEIGHTS, coverOf, coverageBonus, inName, kindOf, packShape, partialCover, placementOf, staticScore } from '../../src/search/ranking.js';
 import { ALL_FORMS, choicesUnion, isCommonChoice, storedForChoices, type Choice, type Slot } from '../../src/search/slots.js';
 import type { SlotPostings } from '../../src/search/postings.js';
@@ -133,6 +133,44 @@ function foodTexts(on: Database.Database = sql): FoodText[] {
 }
 
 /**
+ * The foods a class names by their kind (build.ts `CLASS_KINDS`), read off every food's text:
+ * a one-word head segment (not a mark's word) followed by at least CLASS_KINDS different second
+ * segments is a class; its food whose second segment has one other word, a kind that more foods
+ * have after a class than at the head of their name, has that kind cover its head segment too.
+ */
+function namedByKind(texts: readonly FoodText[]): Set<number> {
+  const v = engine.index.vocabulary;
+  const groupOf = (word: string): number => v.groupOf[v.wordNumber(word)!]!;
+  const heads = texts.map((food) => foodWords(food));
+  const followers = new Map<string, Set<string>>();
+  const atHead = new Map<number, number>();
+  for (const { words, head } of heads) {
+    for (const w of words) if (w.placement === PLACEMENT.head) atHead.set(groupOf(w.word), (atHead.get(groupOf(w.word)) ?? 0) + 1);
+    if (head === undefined || nameMarks([head.word]) !== 0) continue;
+    if (!followers.has(head.word)) followers.set(head.word, new Set());
+    followers.get(head.word)!.add(head.next);
+  }
+  const kindOfClass = (head: FoodHead | undefined): number | undefined =>
+    head?.kind !== undefined && (followers.get(head.word)?.size ?? 0) >= CLASS_KINDS ? groupOf(head.kind) : undefined;
+  const afterClass = new Map<number, number>();
+  for (const { head } of heads) {
+    const g = kindOfClass(head);
+    if (g !== undefined) afterClass.set(g, (afterClass.get(g) ?? 0) + 1);
+  }
+  const named = new Set<number>();
+  texts.forEach((food, i) => {
+    const g = kindOfClass(heads[i]!.head);
+    if (g !== undefined && afterClass.get(g)! > (atHead.get(g) ?? 0)) named.add(food.rid);
+  });
+  return named;
+}
+
+/** A food's groups' segments as the import stores them: a kind named by its class covers the head segment too. */
+function withKind(segments: number, byKind: boolean): number {
+  return byKind && (segments & 2) !== 0 ? segments | 1 : segments;
+}
+
+/**
  * The oracle: a query's matches and their order read off every food's own text, as contract C3
  * and ranking.ts say, without the engine's postings, lists or loops. Word groups come from the
  * vocabulary (word-forms.ts, tested on its own); everything else is recomputed here.
@@ -144,7 +182,9 @@ function oracle(query: string, nameOnly = false): number[] {
   const alone = new Set(words.map((w) => `${w.text}${w.prefix ? '*' : ''}`)).size === 1;
   const v = engine.index.vocabulary;
   const found: { rid: number; tier: number; score: number; place: number }[] = [];
-  for (const food of foodTexts()) {
+  const texts = foodTexts();
+  const byKind = namedByKind(texts);
+  for (const food of texts) {
     const analysed = foodWords(food);
     // Per group of the food: best placement, segments, forms.
     const groups = new Map<number, { placement: Placement; segments: number; forms: number }>();
@@ -154,7 +194,7 @@ function oracle(query: string, nameOnly = false): number[] {
       const had = groups.get(g);
       groups.set(g, {
         placement: Math.min(had?.placement ?? 7, w.placement) as Placement,
-        segments: (had?.segments ?? 0) | w.segments,
+        segments: withKind((had?.segments ?? 0) | w.segments, byKind.has(food.rid)),
         forms: ((had?.forms ?? 0) | formBit(v.formOf[n]!)) >>> 0,
       });
     }
@@ -183,6 +223,8 @@ function oracle(query: string, nameOnly = false): number[] {
     }
     if (!matches || (nameOnly && tier === 0)) continue;
     const segmentGroups = [0, 1, 2].map((s) => [...groups.values()].filter((g) => (g.segments >> s) & 1).length);
+    // The head segment is covered by the class or by the kind: one word of the two.
+    if (byKind.has(food.rid)) segmentGroups[0] = Math.max(1, segmentGroups[0]! - 1);
     const shape = packShape(segmentGroups, [...groups.values()].filter((g) => g.placement < 4).length);
     const nameWords = analysed.words.filter((w) => w.placement < 4).map((w) => w.word);
     const marks = nameMarks(nameWords) | (food.generic === 1 ? 0 : MARK.branded);
@@ -224,6 +266,8 @@ describe('the search data the importer writes', () => {
     const v = index.vocabulary;
     const expected = new Map<number, [number, number, number][]>();
     const texts = foodTexts();
+    const byKind = namedByKind(texts);
+    assert.ok(byKind.size > 100, `${byKind.size} foods named by their class's kind`);
     for (const food of texts) {
       const groups = new Map<number, [placement: number, segments: number, forms: number]>();
       for (const w of foodWords(food).words) {
@@ -231,7 +275,7 @@ describe('the search data the importer writes', () => {
         assert.ok(n !== undefined, `${w.word} is in the vocabulary`);
         const g = v.groupOf[n]!;
         const had = groups.get(g);
-        groups.set(g, [Math.min(had?.[0] ?? 7, w.placement), (had?.[1] ?? 0) | w.segments, ((had?.[2] ?? 0) | formBit(v.formOf[n]!)) >>> 0]);
+        groups.set(g, [Math.min(had?.[0] ?? 7, w.placement), withKind((had?.[1] ?? 0) | w.segments, byKind.has(food.rid)), ((had?.[2] ?? 0) | formBit(v.formOf[n]!)) >>> 0]);
       }
       for (const [g, [placement, segments, forms]] of groups) {
         const kind = kindOf(placement, segments);
