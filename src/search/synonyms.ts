@@ -89,7 +89,9 @@ export class Synonyms {
     });
   }
 
-  private link(from: readonly string[], to: readonly string[][]): void {
+  private link(phrase: readonly string[], to: readonly string[][]): void {
+    // A query's words are searched once each (plan.ts distinctWords): `mahi mahi` arrives as `mahi`.
+    const from = [...new Set(phrase)];
     const key = phraseKey(from);
     let list = this.targets.get(key);
     if (list === undefined) this.targets.set(key, (list = []));

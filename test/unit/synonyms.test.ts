@@ -28,6 +28,13 @@ describe('the synonym list (Solr format)', () => {
     assert.deepEqual(list.ofAnyOrder(['aubergine']), [], 'phrases only');
   });
 
+  test('a phrase that repeats a word is found as the query is searched, each word once', () => {
+    const list = Synonyms.parse('mahi mahi, dolphinfish\n');
+    assert.deepEqual(list.of(['mahi']), [['dolphinfish']]);
+    assert.deepEqual(list.of(['dolphinfish']), [['mahi', 'mahi']]);
+    assert.equal(list.longest, 1);
+  });
+
   test('errors name the file and line', () => {
     assert.throws(() => Synonyms.parse('a, b\nlonely\n', 'mine.txt'), (e: Error) => e instanceof SynonymError && /mine\.txt:2/.test(e.message));
     assert.throws(() => Synonyms.parse('a => b => c', 'x'), /x:1: more than one '=>'/);
