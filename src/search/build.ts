@@ -1,6 +1,6 @@
 import { REGIONS } from '../domain/regions.js';
 import { bytesOf, jsonBlob, narrowIds, wordsBlob, type Ids, type SearchBlobWriter } from './blobs.js';
-import { COUNTED_SEGMENTS, foodWords, type FoodTexts } from './food-text.js';
+import { COUNTED_SEGMENTS, PLACEMENT, foodWords, type FoodTexts } from './food-text.js';
 import { encodeGroupPostings, formsArray } from './postings.js';
 import { RANKING_VERSION, kindOf, packShape } from './ranking.js';
 import { buildDeletionIndex } from './typos.js';
@@ -55,7 +55,7 @@ export const NO_PLACE = 0xffffffff;
 /**
  * A one-word head segment followed by this many different second segments is a class (`Fish`,
  * `Nuts`, `Cheese`, `Cereals`), not a food (`Apples, raw`: a few states and forms). 8 and 16
- * gave the same figures on both judged sets, 32 lost `cashews` and `oatmeal cooked`.
+ * gave the same figures on the judged sets, 32 lost s@1 on the check set (`cashews`…).
  */
 export const CLASS_KINDS = 16;
 
@@ -208,18 +208,31 @@ export function buildSearchData(source: SearchSource, out: SearchBlobWriter, opt
   const groupNamed = new Uint32Array(groups);
   const pw = postWord.array;
   const pc = postCode.array;
-  // A class's follower that more names open with than follow a class is a food of its own
-  // (`Pie, apple` beside `Apples, raw`, …), a flavour rather than a kind (`Fish, salmon`).
+  // A kind is a class's (`Fish, salmon`) when more names follow a class with it than open with
+  // it, and when the class is the head it follows most: elsewhere it is a flavour or an
+  // ingredient, a food of its own (`Pie, apple` beside `Apples, raw`; `Soup, crab` beside
+  // `Crustaceans, crab, …`, however few kinds Crustaceans has).
   const kindGroup = (k: number): number => {
     const rid = ridAt[k]!;
-    return kindWordOf[rid]! >= 0 && following.get(headOf[rid]!) === true ? groupOf[renumber[kindWordOf[rid]!]!]! : -1;
+    return kindWordOf[rid]! >= 0 ? groupOf[renumber[kindWordOf[rid]!]!]! : -1;
   };
+  const isClass = (k: number): boolean => following.get(headOf[ridAt[k]!]!) === true;
   const asHead = new Uint32Array(groups);
   const asKind = new Uint32Array(groups);
+  // Per kind, the names that follow each head with it, and the most any head has.
+  const afterHead = new Map<number, Map<number, number>>();
+  const afterMainHead = new Uint32Array(groups);
   for (let i = 0; i < postWord.length; i++) if ((pc[i]! & 7) === 0) asHead[groupOf[renumber[pw[i]!]!]!]!++;
   for (let k = 0; k < foods; k++) {
     const g = kindGroup(k);
-    if (g >= 0) asKind[g]!++;
+    if (g < 0) continue;
+    if (isClass(k)) asKind[g]!++;
+    let byHead = afterHead.get(g);
+    if (byHead === undefined) afterHead.set(g, (byHead = new Map<number, number>()));
+    const head = headOf[ridAt[k]!]!;
+    const n = (byHead.get(head) ?? 0) + 1;
+    byHead.set(head, n);
+    if (n > afterMainHead[g]!) afterMainHead[g] = n;
   }
   for (let k = 0; k < foods; k++) {
     const from = start[k]!;
@@ -244,10 +257,11 @@ export function buildSearchData(source: SearchSource, out: SearchBlobWriter, opt
     }
     merged[k] = n - from;
     const kind = kindGroup(k);
-    const byKind = kind >= 0 && asKind[kind]! > asHead[kind]!;
-    // A class's food is named by what follows it: its second segment's words cover the head
-    // segment too, which the class word alone still covers (`cheese` for `Cheese, cheddar`).
-    if (byKind) for (let j = from; j < n; j++) if ((pc[j]! >> 4) & 1) pc[j] = pc[j]! | 8;
+    const byKind = kind >= 0 && isClass(k) && asKind[kind]! > asHead[kind]! && afterHead.get(kind)!.get(headOf[ridAt[k]!]!) === afterMainHead[kind];
+    // A class's food is named by its kind as by the class: the kind (the second segment's one
+    // word) stands at the head and in the head segment, which the class word alone still
+    // covers (`cheese` for `Cheese, cheddar`), and no longer in a second segment of its own.
+    if (byKind) for (let j = from; j < n; j++) if ((pc[j]! >> 4) & 1) pc[j] = kindOf(PLACEMENT.head, ((pc[j]! >> 3) | 1) & ~2);
     const counts = new Array<number>(COUNTED_SEGMENTS).fill(0);
     let named = 0;
     for (let j = from; j < n; j++) {

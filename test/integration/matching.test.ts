@@ -61,6 +61,7 @@ const CATALOG = {
     f('Soda bread', { category: u(12) }),
     f('Frankfurter, beef', { category: u(12) }),
     f('Frankfurter, turkey', { category: u(12) }),
+    f('Fish, dolphinfish, raw', { category: u(12) }),
     f('Ketchup', { category: u(12) }),
     f('Berry tart', { category: u(12) }),
     f('Fruit tart', { category: u(12), description: 'with berries' }),
@@ -89,7 +90,10 @@ const CATALOG = {
     f('Nuts mix, salted', { category: u(12), servings: serving(4) }),
     // A class whose second segments are mostly flavours: foods of their own elsewhere (Apples, raw).
     ...['apple', 'cherry', 'pecan', 'pumpkin', 'rhubarb', 'plum', 'key lime', 'coconut custard', 'mincemeat', 'chess', 'shoofly',
-      'banoffee', 'custard', 'quince', 'apricot', 'fig'].map((kind) => f(`Pie, ${kind}`, { category: u(12), servings: serving(kind === 'apple' ? 8 : 1) })),
+      'banoffee', 'custard', 'quince', 'apricot', 'fig', 'oyster'].map((kind) => f(`Pie, ${kind}`, { category: u(12), servings: serving(kind === 'apple' ? 8 : 1) })),
+    // Oysters are mostly named after Mollusks (no class: two second segments), so Pie, oyster is a pie's flavour.
+    f('Mollusks, oyster, raw', { category: u(12), servings: serving(2) }),
+    f('Mollusks, oyster, canned', { category: u(12) }),
   ],
 };
 
@@ -235,6 +239,8 @@ forEachStore((kind) => {
       assert.deepEqual(await names('soda cola'), ['Carbonated beverage, cola']);
       assert.deepEqual(await names('beef hot dog'), ['Frankfurter, beef']);
       assert.deepEqual(await sorted('hot dogs'), ['Frankfurter, beef', 'Frankfurter, turkey']);
+      // A phrase that repeats its word (the query's words are searched once each).
+      assert.deepEqual(await names('mahi mahi'), ['Fish, dolphinfish, raw']);
     });
 
     test('a phrase of the list typed in another order matches when the words as typed match nothing together', async () => {
@@ -278,12 +284,14 @@ forEachStore((kind) => {
       assert.equal((await names('ched*'))[0], 'Cheese, cheddar');
     });
 
-    test('a class names a food by its kind (Nuts, cashew nuts for cashews), not by a flavour that is a food of its own (Pie, apple)', async () => {
+    test('a class names a food by its kind (Nuts, cashew nuts for cashews), not by a flavour that is a food of its own (Pie, apple; Pie, oyster)', async () => {
       // Cashew butter lists more servings; the kind named is the cashew nut.
       assert.deepEqual(await names('cashews'), ['Nuts, cashew nuts, dry roasted', 'Nuts, cashew butter, plain']);
       // Pie, apple lists more servings than Apples, raw, with skin, and apple heads foods of its own.
       const apple = await names('apple');
       assert.ok(apple.indexOf('Apples, raw, with skin') < apple.indexOf('Pie, apple'), apple.join(' · '));
+      // A kind is a class's only where it is mostly found: oysters after Mollusks, not after Pie.
+      assert.equal((await names('oyster'))[0], 'Mollusks, oyster, raw');
       // The class word alone still covers the head segment: every Nuts, … before a name that opens with the word, whatever its servings.
       assert.equal((await names('nuts')).at(-1), 'Nuts mix, salted');
     });

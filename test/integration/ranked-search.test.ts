@@ -135,8 +135,9 @@ function foodTexts(on: Database.Database = sql): FoodText[] {
 /**
  * The foods a class names by their kind (build.ts `CLASS_KINDS`), read off every food's text:
  * a one-word head segment (not a mark's word) followed by at least CLASS_KINDS different second
- * segments is a class; its food whose second segment has one other word, a kind that more foods
- * have after a class than at the head of their name, has that kind cover its head segment too.
+ * segments is a class; its food whose second segment has one other word is named by that kind
+ * when more foods have the kind after a class than at the head of their name, and no head has
+ * it after itself in more foods than this class does.
  */
 function namedByKind(texts: readonly FoodText[]): Set<number> {
   const v = engine.index.vocabulary;
@@ -150,24 +151,30 @@ function namedByKind(texts: readonly FoodText[]): Set<number> {
     if (!followers.has(head.word)) followers.set(head.word, new Set());
     followers.get(head.word)!.add(head.next);
   }
-  const kindOfClass = (head: FoodHead | undefined): number | undefined =>
-    head?.kind !== undefined && (followers.get(head.word)?.size ?? 0) >= CLASS_KINDS ? groupOf(head.kind) : undefined;
+  const isClass = (head: FoodHead): boolean => (followers.get(head.word)?.size ?? 0) >= CLASS_KINDS;
+  // Per kind: the names after a class, and the names after each head (class or not).
   const afterClass = new Map<number, number>();
+  const afterHead = new Map<string, number>();
   for (const { head } of heads) {
-    const g = kindOfClass(head);
-    if (g !== undefined) afterClass.set(g, (afterClass.get(g) ?? 0) + 1);
+    if (head?.kind === undefined || nameMarks([head.word]) !== 0) continue;
+    const g = groupOf(head.kind);
+    if (isClass(head)) afterClass.set(g, (afterClass.get(g) ?? 0) + 1);
+    afterHead.set(`${g} ${head.word}`, (afterHead.get(`${g} ${head.word}`) ?? 0) + 1);
   }
+  const mostAfterOneHead = (g: number): number => Math.max(...[...afterHead].filter(([key]) => key.startsWith(`${g} `)).map(([, n]) => n));
   const named = new Set<number>();
   texts.forEach((food, i) => {
-    const g = kindOfClass(heads[i]!.head);
-    if (g !== undefined && afterClass.get(g)! > (atHead.get(g) ?? 0)) named.add(food.rid);
+    const head = heads[i]!.head;
+    if (head?.kind === undefined || nameMarks([head.word]) !== 0 || !isClass(head)) return;
+    const g = groupOf(head.kind);
+    if (afterClass.get(g)! > (atHead.get(g) ?? 0) && afterHead.get(`${g} ${head.word}`) === mostAfterOneHead(g)) named.add(food.rid);
   });
   return named;
 }
 
-/** A food's groups' segments as the import stores them: a kind named by its class covers the head segment too. */
-function withKind(segments: number, byKind: boolean): number {
-  return byKind && (segments & 2) !== 0 ? segments | 1 : segments;
+/** A group's placement and segments as the import stores them: a class's kind stands at the head and in the head segment, not in the second. */
+function withKind(placement: number, segments: number, byKind: boolean): [placement: number, segments: number] {
+  return byKind && (segments & 2) !== 0 ? [PLACEMENT.head, (segments | 1) & ~2] : [placement, segments];
 }
 
 /**
@@ -194,10 +201,11 @@ function oracle(query: string, nameOnly = false): number[] {
       const had = groups.get(g);
       groups.set(g, {
         placement: Math.min(had?.placement ?? 7, w.placement) as Placement,
-        segments: withKind((had?.segments ?? 0) | w.segments, byKind.has(food.rid)),
+        segments: (had?.segments ?? 0) | w.segments,
         forms: ((had?.forms ?? 0) | formBit(v.formOf[n]!)) >>> 0,
       });
     }
+    for (const g of groups.values()) [g.placement, g.segments] = withKind(g.placement, g.segments, byKind.has(food.rid)) as [Placement, number];
     const slotMatch = (slot: Slot): SlotEntry | undefined => slotEntryByRules(slot, (choice) => {
       const g = groups.get(choice.group);
       if (g === undefined || (choice.forms !== ALL_FORMS && (g.forms & choice.forms) === 0)) return undefined;
@@ -275,9 +283,10 @@ describe('the search data the importer writes', () => {
         assert.ok(n !== undefined, `${w.word} is in the vocabulary`);
         const g = v.groupOf[n]!;
         const had = groups.get(g);
-        groups.set(g, [Math.min(had?.[0] ?? 7, w.placement), withKind((had?.[1] ?? 0) | w.segments, byKind.has(food.rid)), ((had?.[2] ?? 0) | formBit(v.formOf[n]!)) >>> 0]);
+        groups.set(g, [Math.min(had?.[0] ?? 7, w.placement), (had?.[1] ?? 0) | w.segments, ((had?.[2] ?? 0) | formBit(v.formOf[n]!)) >>> 0]);
       }
-      for (const [g, [placement, segments, forms]] of groups) {
+      for (const [g, [asRead, segmentsRead, forms]] of groups) {
+        const [placement, segments] = withKind(asRead, segmentsRead, byKind.has(food.rid));
         const kind = kindOf(placement, segments);
         let list = expected.get(g);
         if (list === undefined) expected.set(g, (list = []));
