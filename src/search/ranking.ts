@@ -25,7 +25,7 @@ import { COUNTED_SEGMENTS, FIRST_OUTSIDE_NAME, PLACEMENTS } from './food-text.js
  */
 
 /** Increments whenever a weight changes: stored first pages (build.ts) were ranked by one version. */
-export const RANKING_VERSION = 6;
+export const RANKING_VERSION = 7;
 
 export const WEIGHTS = {
   /** By placement (food-text.ts PLACEMENT): head, head segment, second segment, later segment, classification, other names, brand, description. */
