@@ -154,20 +154,21 @@ function namedByKind(texts: readonly FoodText[]): Set<number> {
   const isClass = (head: FoodHead): boolean => (followers.get(head.word)?.size ?? 0) >= CLASS_KINDS;
   // Per kind: the names after a class, and the names after each head (class or not).
   const afterClass = new Map<number, number>();
-  const afterHead = new Map<string, number>();
+  const afterHead = new Map<number, Map<string, number>>();
   for (const { head } of heads) {
     if (head?.kind === undefined || nameMarks([head.word]) !== 0) continue;
     const g = groupOf(head.kind);
     if (isClass(head)) afterClass.set(g, (afterClass.get(g) ?? 0) + 1);
-    afterHead.set(`${g} ${head.word}`, (afterHead.get(`${g} ${head.word}`) ?? 0) + 1);
+    if (!afterHead.has(g)) afterHead.set(g, new Map());
+    afterHead.get(g)!.set(head.word, (afterHead.get(g)!.get(head.word) ?? 0) + 1);
   }
-  const mostAfterOneHead = (g: number): number => Math.max(...[...afterHead].filter(([key]) => key.startsWith(`${g} `)).map(([, n]) => n));
   const named = new Set<number>();
   texts.forEach((food, i) => {
     const head = heads[i]!.head;
     if (head?.kind === undefined || nameMarks([head.word]) !== 0 || !isClass(head)) return;
     const g = groupOf(head.kind);
-    if (afterClass.get(g)! > (atHead.get(g) ?? 0) && afterHead.get(`${g} ${head.word}`) === mostAfterOneHead(g)) named.add(food.rid);
+    const byHead = afterHead.get(g)!;
+    if (afterClass.get(g)! > (atHead.get(g) ?? 0) && byHead.get(head.word) === Math.max(...byHead.values())) named.add(food.rid);
   });
   return named;
 }
