@@ -94,6 +94,10 @@ const CATALOG = {
     // Oysters are mostly named after Mollusks (no class: two second segments), so Pie, oyster is a pie's flavour.
     f('Mollusks, oyster, raw', { category: u(12), servings: serving(2) }),
     f('Mollusks, oyster, canned', { category: u(12) }),
+    // A head that marks its foods (a baby food) with as many kinds as a class: no class.
+    ...['guava', 'papaya', 'lychee', 'kohlrabi', 'parsnip', 'rutabaga', 'okra', 'jicama', 'tamarind', 'persimmon', 'kumquat',
+      'loquat', 'feijoa', 'salsify', 'celeriac', 'tomatillo'].map((kind) => f(`Babyfood, ${kind}`, { category: u(12) })),
+    f('Nectar, mango, guava', { category: u(13), servings: serving(4) }),
   ],
 };
 
@@ -294,6 +298,12 @@ forEachStore((kind) => {
       assert.equal((await names('oyster'))[0], 'Mollusks, oyster, raw');
       // The class word alone still covers the head segment: every Nuts, … before a name that opens with the word, whatever its servings.
       assert.equal((await names('nuts')).at(-1), 'Nuts mix, salted');
+    });
+
+    test('a head that marks its foods is no class, however many kinds follow it: Babyfood, guava stays a baby food of guava', async () => {
+      // Were Babyfood a class as Nuts is, guava would stand at the head of Babyfood, guava and
+      // its whole head segment be named, past the nectar's later segment and servings.
+      assert.deepEqual(await names('guava'), ['Nectar, mango, guava', 'Babyfood, guava']);
     });
 
     test('an animal\'s name gives its meat before its offal, whatever their servings; named, the offal comes first', async () => {
