@@ -74,12 +74,12 @@ export function planQuery(words: readonly QueryWord[], vocabulary: Vocabulary, s
   const slots: Slot[] = [];
   const corrections: Correction[] = [];
   let matchesNothing = unique.length === 0;
-  const push = (alternatives: readonly Alternative[], prefix?: string, key?: string): void => {
+  const push = (alternatives: Alternative[], prefix?: string): void => {
     if (alternatives.length === 0) {
       matchesNothing = true;
       return;
     }
-    slots.push({ key: key ?? slotKey(alternatives), alternatives, ...(prefix === undefined ? {} : { prefix }) });
+    slots.push({ key: slotKey(alternatives), alternatives, ...(prefix === undefined ? {} : { prefix }) });
   };
   /** A synonym's target phrase as an alternative standing for `count` query words; undefined when a word of it is not in the catalogue. */
   const synonymAlternative = (target: readonly string[], count: number): Alternative | undefined => {
@@ -95,8 +95,7 @@ export function planQuery(words: readonly QueryWord[], vocabulary: Vocabulary, s
   for (let i = 0; i < unique.length;) {
     const word = unique[i]!;
     if (word.prefix) {
-      const { alternatives, key } = prefixSlot(word.text, vocabulary, nameOnly, unique.length === 1);
-      push(alternatives, nameOnly ? undefined : word.text, key);
+      push(prefixAlternatives(word.text, vocabulary, nameOnly, unique.length === 1), nameOnly ? undefined : word.text);
       i++;
       continue;
     }
@@ -148,39 +147,6 @@ export function planQuery(words: readonly QueryWord[], vocabulary: Vocabulary, s
   const distinct = new Map<string, Slot>();
   for (const slot of slots) if (!distinct.has(slot.key)) distinct.set(slot.key, slot);
   return { slots: [...distinct.values()], corrections, matchesNothing };
-}
-
-interface PrefixSlot {
-  readonly alternatives: readonly Alternative[];
-  readonly key: string;
-}
-
-/**
- * Type-ahead prefixes' slots as planned, the most recently used PREFIX_SLOTS_HELD kept per
- * vocabulary (one catalogue version): a search box sends the same prefixes all day, and a short
- * one completes to many groups, each looked up and keyed (`slotKey`) anew otherwise. At
- * 1,000,000 foods planning was 4-6 % of a worker's time on type-ahead after words (cpu-prof
- * under load); kept, a new such query ran 15 % fewer instructions (callgrind, 1,500 queries of
- * engine-profile: 21.4 → 18.2 M) and took 0-5 % less CPU time in process (seven alternated
- * pairs), for 2,048 prefixes holding ~8,000 choices and ~0.2 MB of keys.
- */
-const PREFIX_SLOTS_HELD = 2048;
-const prefixSlots = new WeakMap<Vocabulary, Map<string, PrefixSlot>>();
-
-function prefixSlot(prefix: string, vocabulary: Vocabulary, nameOnly: boolean, alone: boolean): PrefixSlot {
-  let held = prefixSlots.get(vocabulary);
-  if (held === undefined) prefixSlots.set(vocabulary, (held = new Map<string, PrefixSlot>()));
-  const name = `${nameOnly ? 'n' : 'a'}${alone ? '1' : '+'}${prefix}`;
-  let slot = held.get(name);
-  if (slot !== undefined) {
-    held.delete(name);
-  } else {
-    const alternatives = prefixAlternatives(prefix, vocabulary, nameOnly, alone);
-    slot = { alternatives, key: slotKey(alternatives) };
-    if (held.size >= PREFIX_SLOTS_HELD) held.delete(held.keys().next().value!);
-  }
-  held.set(name, slot);
-  return slot;
 }
 
 /** The bit of a group's form number in a posting's forms (forms past 31 share the last bit). */
