@@ -18,8 +18,9 @@ import { COUNTED_SEGMENTS, FIRST_OUTSIDE_NAME, PLACEMENTS } from './food-text.js
  * - static: how plain the food is (fewer segments and words);
  * - the bonuses: the query names the food's whole head segment (`Apples` in `Apples, raw`,
  *   not `Apple juice, canned`; of a class's food, `Fish, salmon`, the class word or the kind,
- *   which the import places at the head: build.ts CLASS_KINDS), a whole later segment, or the whole name (a type-ahead word
- *   names it only as typed, not by a longer completion: `partialCover`).
+ *   which the import places at the head: build.ts CLASS_KINDS), a whole later segment, or the
+ *   whole name (a type-ahead word names it only as typed, not by a longer completion:
+ *   `partialCover`).
  * docs/search.md explains them with examples; `npm run relevance` measures them (bench/RELEVANCE.md),
  * and the commits that set each weight give its measured effect (`git log -- src/search/ranking.ts`).
  */
