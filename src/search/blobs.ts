@@ -8,12 +8,6 @@
 export interface SearchBlobs {
   /** The blob of that name, or undefined when there is none. */
   get(name: string): Uint8Array | undefined;
-  /**
-   * True when every `get` returns a new buffer of its own, which nothing else holds (SQLite's
-   * copies): the engine may then free a list's memory as soon as its cache drops it
-   * (search-index.ts `ListCache`). Blobs held in memory and handed out as they are must not say so.
-   */
-  readonly copies?: boolean;
 }
 
 /** What an import writes: every blob of the new version (the store drops the old ones first). */

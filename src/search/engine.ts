@@ -179,7 +179,6 @@ export class SearchEngine {
   }
 
   foods(q: FoodQuery, store: StoreLookups): FoodsAnswer | undefined {
-    this.index.releaseDropped();
     const match = q.match;
     if (match === undefined || match.type === 'prefix') {
       const page = nameOrderPage(q, { names: () => this.index.names(), firstPlaceFrom: (key) => store.firstPlaceFrom(key), test: (f) => this.test(f, store) });
@@ -331,7 +330,6 @@ export class SearchEngine {
 
   /** SOAP foodSearch: foods whose name has every word, best first, at most `limit`. */
   names(words: readonly string[], limit: number): number[] {
-    this.index.releaseDropped();
     const plan = this.plan(words.map((text) => ({ text, prefix: false })), true);
     if (plan.matchesNothing) return [];
     const group = plan.slots.length === 1 ? plainGroup(plan.slots[0]!) : undefined;
@@ -353,7 +351,6 @@ export class SearchEngine {
 
   /** Records whose name matches (brands, categories, tags: an index of their names), in rid order. */
   matching(text: string): { rids: number[]; corrections: readonly Correction[] } {
-    this.index.releaseDropped();
     const plan = this.plan(queryWords(text));
     if (plan.matchesNothing) return { rids: [], corrections: plan.corrections };
     const rids: number[] = [];

@@ -90,18 +90,3 @@ export function nameBitsOf(p: SlotPostings, ridLimit: number): Uint32Array | und
   }
   return bits;
 }
-
-/**
- * Forgets the bitmaps made for `rids` and returns their buffers, for a list whose memory is
- * being freed (search-index.ts ListCache): nothing may read them afterwards.
- */
-export function dropBitmaps(rids: Uint32Array): ArrayBufferLike[] {
-  const out: ArrayBufferLike[] = [];
-  const bitmap = bitmaps.get(rids);
-  if (bitmap !== undefined) out.push(bitmap.bits.buffer, bitmap.before.buffer);
-  const named = nameBitmaps.get(rids);
-  if (named !== undefined && !out.includes(named.buffer)) out.push(named.buffer);
-  bitmaps.delete(rids);
-  nameBitmaps.delete(rids);
-  return out;
-}

@@ -1,11 +1,9 @@
-import { envInteger } from '../config.js';
 import { readIds, readJson, readUint32, type Ids, type SearchBlobs } from './blobs.js';
 import { NO_PLACE } from './build.js';
 import { NameKeys } from './name-keys.js';
 import type { NamePlaces } from './name-order.js';
-import { BASE_COVERS, BASE_PARTS, PARTIAL_COVERS, decodeGroupPostings, decodeSlotPostings, postingsBytes, type GroupPostings, type SlotPostings } from './postings.js';
+import { decodeGroupPostings, decodeSlotPostings, postingsBytes, type GroupPostings, type SlotPostings } from './postings.js';
 import { RANKING_VERSION } from './ranking.js';
-import { dropBitmaps } from './rid-bitmaps.js';
 import { SEARCH_DATA_FORMAT, type SearchMeta } from './search-meta.js';
 import { MAX_TOP_PREFIX, prefixRestKey, prefixUnionKey, readTopList, staticParts, topKey, type TopList } from './top-lists.js';
 import { Vocabulary } from './vocabulary.js';
@@ -34,26 +32,12 @@ export interface FoodFacts {
  * and the lists made at query time (a prefix's completions, a typo's corrections, synonyms)
  * share one budget, so whichever a server's traffic asks for again stays. A key names one kind
  * of list (`postingsKey`, `madeKey`), so a key's loader always makes the same type.
- *
- * With `release`, a dropped list's memory (and its bitmaps') is freed at the start of the next
- * search (`releaseDropped`) rather than at V8's next full collection. V8 counts the memory of
- * ArrayBuffers allocated since its last full collection against the old generation's limit: at
- * 1,000,000 foods the lists a cache takes in and drops (~70 KiB a type-ahead-after-words
- * search) used up that slack every ~250 searches, and each full collection marked the whole
- * ~35 MiB heap (40-50 ms). Freed so, 2 full collections instead of 10-12 in 2,500-3,000 such
- * searches at 64 connections, and the worker's peak private memory 13 MiB lower. Only for
- * lists of memory nobody else holds: blobs read as copies (`SearchBlobs.copies`) and lists
- * made for the cache, beside the constants every stored list shares (SHARED).
  */
 export class ListCache {
   private readonly held = new Map<string, SlotPostings>();
   private bytes = 0;
-  /** With `release`: how many held lists use each buffer (lists made of one list's arrays share them). */
-  private readonly users = new Map<ArrayBufferLike, number>();
-  /** With `release`: lists dropped since the last `releaseDropped`; the search that dropped them may still read them. */
-  private dropped: SlotPostings[] = [];
 
-  constructor(private readonly maxBytes: number, private readonly release = false) {}
+  constructor(private readonly maxBytes: number) {}
 
   get<T extends SlotPostings>(key: string, load: () => T | undefined): T | undefined {
     let found = this.held.get(key) as T | undefined;
@@ -66,61 +50,17 @@ export class ListCache {
     if (found === undefined) return undefined;
     this.held.set(key, found);
     this.bytes += postingsBytes(found);
-    if (this.release) this.use(found, 1);
     for (const [k, v] of this.held) {
       if (this.bytes <= this.maxBytes || k === key) break;
       this.held.delete(k);
       this.bytes -= postingsBytes(v);
-      if (this.release) {
-        this.use(v, -1);
-        this.dropped.push(v);
-      }
     }
     return found;
-  }
-
-  /**
-   * Frees the memory of the lists dropped since the last call that no held list shares. Called
-   * when no search is running (searches are synchronous and keep no list past their end): a
-   * freed array reads as empty afterwards.
-   */
-  releaseDropped(): void {
-    if (this.dropped.length === 0) return;
-    const lists = this.dropped;
-    this.dropped = [];
-    const free = new Set<ArrayBufferLike>();
-    for (const list of lists) {
-      const buffers = buffersOf(list).filter((b) => !SHARED.has(b) && !this.users.has(b));
-      if (!buffers.includes(list.rids.buffer)) continue;
-      for (const b of buffers) free.add(b);
-      for (const b of dropBitmaps(list.rids)) free.add(b);
-    }
-    // Transferred away, a buffer's memory belongs to the clone, which nothing holds: the next
-    // young collection frees it (ArrayBuffer.prototype.transfer came after Node 20).
-    for (const b of free) if (b.byteLength > 0) structuredClone(b, { transfer: [b as ArrayBuffer] });
-  }
-
-  private use(list: SlotPostings, by: 1 | -1): void {
-    for (const b of buffersOf(list)) {
-      if (SHARED.has(b)) continue;
-      const n = (this.users.get(b) ?? 0) + by;
-      if (n === 0) this.users.delete(b);
-      else this.users.set(b, n);
-    }
   }
 
   get heldBytes(): number {
     return this.bytes;
   }
-}
-
-/** Arrays that stored lists share with every other (postings.ts): never freed with a list. */
-const SHARED = new Set<ArrayBufferLike>([BASE_PARTS.buffer, BASE_COVERS.buffer, PARTIAL_COVERS.buffer]);
-
-/** The distinct buffers a list's arrays are views of. */
-function buffersOf(list: SlotPostings): ArrayBufferLike[] {
-  const forms = 'forms' in list ? (list as GroupPostings).forms : undefined;
-  return [...new Set([list.rids.buffer, list.codes.buffer, list.parts.buffer, list.covers.buffer, ...(forms !== undefined ? [forms.buffer] : [])])];
 }
 
 /** The cache key of a word's stored postings (group numbers) and of a list made at query time. */
@@ -142,18 +82,13 @@ const madeKey = (key: string): string => `m${key}`;
  */
 export const LIST_CACHE_BYTES = 52 * 1024 * 1024;
 
-/** LIST_CACHE_BYTES, or FOODLOOKUP_LIST_CACHE_KB (tests make lists come and go on small catalogues). */
-function listCacheBytes(): number {
-  return envInteger('FOODLOOKUP_LIST_CACHE_KB', 0, LIST_CACHE_BYTES / 1024) * 1024;
-}
-
 /** The search data of one catalogue version, loaded from its blobs (postings as searches ask). */
 export class SearchIndex implements FoodRanks {
   readonly place: Uint32Array;
   readonly shape: Uint32Array;
   readonly staticPart: Int16Array;
   readonly facts: FoodFacts;
-  private readonly lists: ListCache;
+  private readonly lists = new ListCache(LIST_CACHE_BYTES);
   private loadedNames: NamePlaces | undefined;
   private loadedKeys: NameKeys | null | undefined;
 
@@ -162,7 +97,6 @@ export class SearchIndex implements FoodRanks {
     this.place = facts.place;
     this.shape = shape;
     this.staticPart = staticParts(servings, marks);
-    this.lists = new ListCache(listCacheBytes(), blobs.copies === true);
   }
 
   /** Whether the blobs hold search data this program reads (its format and ranking). */
@@ -254,10 +188,5 @@ export class SearchIndex implements FoodRanks {
 
   get listsHeld(): number {
     return this.lists.heldBytes;
-  }
-
-  /** Frees the lists the cache dropped during the searches before (ListCache): call it only between searches. */
-  releaseDropped(): void {
-    this.lists.releaseDropped();
   }
 }

@@ -32,8 +32,6 @@ export function upgradeSearchBlobsTable(db: Database): void {
 /** The blobs of the catalogue's current version, read as the engine asks for them. */
 export class SqliteSearchBlobs implements SearchBlobs {
   private readonly read: Statement<[string], Buffer>;
-  /** better-sqlite3 copies each blob into a Buffer of its own. */
-  readonly copies = true;
 
   constructor(db: Database) {
     this.read = db.prepare<[string], Buffer>('SELECT value FROM search_blobs WHERE key = ?').pluck();
