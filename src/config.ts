@@ -30,10 +30,12 @@ export interface Config {
 
 /**
  * The response cache's default bound, per serving process. At 1,000,000 foods 16 MiB missed as
- * often as 32 on the bench's Zipf mix, but type-ahead at 64 connections (scenario 11, its
- * answers asked again and again) answered 0.69-0.74 as many requests per second as with 32.
+ * often as 32 on the bench's Zipf mix, and type-ahead at 64 connections (scenario 11, its
+ * answers asked again and again) answered 0.69-0.74 as many requests per second as with 32,
+ * still more than twice its target; the 16 MiB go to the search's list cache
+ * (search/search-index.ts LIST_CACHE_BYTES), which every search that is not a repeat reads.
  */
-export const RESPONSE_CACHE_MIB = 32;
+export const RESPONSE_CACHE_MIB = 16;
 
 export class ConfigError extends Error {}
 

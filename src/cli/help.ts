@@ -38,7 +38,7 @@ Options (each with its environment variable):
   --metrics-port N     serve Prometheus metrics at http://HOST:N/metrics, every worker's
                        together (FOODLOOKUP_METRICS_PORT; off)
   --response-cache-mb N  MiB of answers each process keeps for requests that repeat
-                       (FOODLOOKUP_RESPONSE_CACHE_MB, default 32; 0 keeps none)
+                       (FOODLOOKUP_RESPONSE_CACHE_MB, default 16; 0 keeps none)
   --synonyms PATHS     the food synonym lists searches use, comma-separated; 'default' is the
                        one that ships (FOODLOOKUP_SYNONYMS, default 'default'; docs/search.md):
                        '--synonyms default,mine.txt' extends it, '--synonyms mine.txt' replaces it

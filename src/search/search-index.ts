@@ -70,17 +70,18 @@ const madeKey = (key: string): string => `m${key}`;
 /**
  * Lists held per serving process, at most: the words and the made lists a server's traffic uses
  * stay, the rest are read or made again when asked for (one blob read, ~0.1 ms for a common
- * word; a prefix's completions merged, up to a few ms). One budget for both: at 1,000,000 foods,
- * in process (engine-profile --only 12 --cpu, 2,000 new queries, three alternating runs), type-ahead
- * after words took 1.76 ms a query with 48 MiB of postings beside 8 MiB of made lists and 1.63 ms
- * with the 56 MiB shared (made lists had been dropped after ~30 prefixes and made again); 48 MiB
- * of postings rather than 32 had cut type-ahead after words and fts cold by ~10 %. 60 MiB since
- * the bitmaps' rank index shrank (rid-bitmaps.ts): type-ahead after words read ~61 KiB of blobs
- * a new query with 56 MiB, ~28 KiB with 72 (in process, in the bench's order). 52 MiB since
- * the serving processes collect garbage on their own thread (cli/serve.ts), which holds more of
- * it: with 60 a worker's private memory peaked at 255 MiB over the bench's scenarios.
+ * word; a prefix's completions merged, up to a few ms). One budget for both, so whichever the
+ * traffic asks for again stays. A dropped list costs more than its reload: V8 counts the memory
+ * of the lists a cache takes in since its last full collection against the old generation's
+ * limit, so churn brings full collections of the whole heap (at 1,000,000 foods, type-ahead
+ * after words took in ~70 KiB of lists a search with 52 MiB, and collected the heap every ~250
+ * searches). Over HTTP at 64 connections (one pinned worker, alternated pairs) type-ahead after
+ * words answered 2-29 % more searches a second with 68 MiB than with 52 (median 18 %), 20-45 %
+ * more with 80, and 80 no more than 68 in four more pairs. The response cache was cut to
+ * 16 MiB (config.ts) to pay for it: over the whole bench a worker's private memory then peaked
+ * at 228 MiB, 248 with 52 and 32 in a run of the same hour.
  */
-export const LIST_CACHE_BYTES = 52 * 1024 * 1024;
+export const LIST_CACHE_BYTES = 68 * 1024 * 1024;
 
 /** The search data of one catalogue version, loaded from its blobs (postings as searches ask). */
 export class SearchIndex implements FoodRanks {

@@ -11,8 +11,8 @@ test('workers: one per CPU when quotas are shared through Redis, else one; a fla
   assert.throws(() => loadConfig({ workers: '0' }, {}), /workers must be 1–64/);
 });
 
-test('response cache: 32 MiB unless a flag or FOODLOOKUP_RESPONSE_CACHE_MB says otherwise; 0 is allowed', () => {
-  assert.equal(loadConfig({}, {}).responseCacheBytes, 32 * 2 ** 20);
+test('response cache: 16 MiB unless a flag or FOODLOOKUP_RESPONSE_CACHE_MB says otherwise; 0 is allowed', () => {
+  assert.equal(loadConfig({}, {}).responseCacheBytes, 16 * 2 ** 20);
   assert.equal(loadConfig({ 'response-cache-mb': '64' }, {}).responseCacheBytes, 64 * 2 ** 20);
   assert.equal(loadConfig({}, { FOODLOOKUP_RESPONSE_CACHE_MB: '0' }).responseCacheBytes, 0);
   assert.throws(() => loadConfig({ 'response-cache-mb': '1.5' }, {}), /response cache must be a whole number of MiB/);
