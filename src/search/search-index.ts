@@ -71,17 +71,20 @@ const madeKey = (key: string): string => `m${key}`;
  * Lists held per serving process, at most: the words and the made lists a server's traffic uses
  * stay, the rest are read or made again when asked for (one blob read, ~0.1 ms for a common
  * word; a prefix's completions merged, up to a few ms). One budget for both, so whichever the
- * traffic asks for again stays. A dropped list costs more than its reload: V8 counts the memory
- * of the lists a cache takes in since its last full collection against the old generation's
- * limit, so churn brings full collections of the whole heap (at 1,000,000 foods, type-ahead
- * after words took in ~70 KiB of lists a search with 52 MiB, and collected the heap every ~250
- * searches). Over HTTP at 64 connections (one pinned worker, alternated pairs) type-ahead after
- * words answered 2-29 % more searches a second with 68 MiB than with 52 (median 18 %), 20-45 %
- * more with 80, and 80 no more than 68 in four more pairs. The response cache was cut to
- * 16 MiB (config.ts) to pay for it: over the whole bench a worker's private memory then peaked
- * at 228 MiB, 248 with 52 and 32 in a run of the same hour.
+ * traffic asks for again stays. A dropped list costs its reload (a wide prefix's rest is a blob
+ * of 0.5-3 MB, read into new memory that faults in page by page) and, until V8's next full
+ * collection, its memory: V8 counts ArrayBuffers allocated since then against the old
+ * generation's limit, so the churn also paces the full collections of the whole heap. At
+ * 1,000,000 foods, type-ahead after words at 64 connections (3,000 searches): with 52 MiB,
+ * 12-13 full collections and 21-22 page faults a search; 68 MiB, 7 and 15-17; 80 MiB, 4-5 and
+ * 10-12. Freeing dropped lists at once cut the collections alone and gained nothing (8a6add9,
+ * reverted): the reloads are what cost. In whole SQLite benches on one slow day, alternated,
+ * type-ahead after words at c=64 answered 622 and 800 req/s with 68 MiB, 827 and 937 with 80,
+ * and 568 with 52 (response cache 32 MiB) an hour before. The response cache was cut to 16 MiB
+ * (config.ts) to pay for it: a worker's private memory peaked at 236-238 MiB over those
+ * benches with 80, 226-228 with 68, 248 with 52 and 32.
  */
-export const LIST_CACHE_BYTES = 68 * 1024 * 1024;
+export const LIST_CACHE_BYTES = 80 * 1024 * 1024;
 
 /** The search data of one catalogue version, loaded from its blobs (postings as searches ask). */
 export class SearchIndex implements FoodRanks {
