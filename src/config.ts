@@ -30,10 +30,10 @@ export interface Config {
 
 /**
  * The response cache's default bound, per serving process. At 1,000,000 foods 16 MiB missed as
- * often as 32 on the bench's Zipf mix, and type-ahead at 64 connections (scenario 11, its
- * answers asked again and again) answered 0.69-0.74 as many requests per second as with 32,
- * still more than twice its target; the 16 MiB go to the search's list cache
- * (search/search-index.ts LIST_CACHE_BYTES), which every search that is not a repeat reads.
+ * often as 32 on the bench's Zipf mix; type-ahead at 64 connections (scenario 11, its 1,650
+ * answers asked again and again) answered 0.4-0.8 as many requests per second as with 32, at
+ * 0.046-0.073 × hello-world still above its target (0.03). The 16 MiB go to the search's list
+ * cache (search/search-index.ts LIST_CACHE_BYTES), which every search that is not a repeat reads.
  */
 export const RESPONSE_CACHE_MIB = 16;
 

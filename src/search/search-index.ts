@@ -78,11 +78,11 @@ const madeKey = (key: string): string => `m${key}`;
  * 1,000,000 foods, type-ahead after words at 64 connections (3,000 searches): with 52 MiB,
  * 12-13 full collections and 21-22 page faults a search; 68 MiB, 7 and 15-17; 80 MiB, 4-5 and
  * 10-12. Freeing dropped lists at once cut the collections alone and gained nothing (8a6add9,
- * reverted): the reloads are what cost. In whole SQLite benches on one slow day, alternated,
- * type-ahead after words at c=64 answered 622 and 800 req/s with 68 MiB, 827 and 937 with 80,
- * and 568 with 52 (response cache 32 MiB) an hour before. The response cache was cut to 16 MiB
- * (config.ts) to pay for it: a worker's private memory peaked at 236-238 MiB over those
- * benches with 80, 226-228 with 68, 248 with 52 and 32.
+ * reverted): the reloads are what cost. Type-ahead after words alone at c=64 answered 20-45 %
+ * more searches a second with 80 MiB than with 52 (four alternated pairs); in whole or partial
+ * bench runs on a slow day its ratio to hello-world scattered over 0.020-0.037 (mean 0.030)
+ * against 0.020-0.028 (mean 0.024). The response cache was cut to 16 MiB (config.ts) to pay for
+ * it: a worker's private memory peaked at 226-238 MiB over those runs, 219-248 before.
  */
 export const LIST_CACHE_BYTES = 80 * 1024 * 1024;
 
