@@ -14,20 +14,19 @@
  * `foodlookup import catalog` once per size, cached under bench/.cache/. Server and load
  * generator are pinned to different cores with taskset when it is available.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, createWriteStream, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { generate } from './generate.js';
 import { AUTH, TOKEN, samples, scenarios, zipfOrder } from './scenarios.js';
-import type { LoadResult } from './load-spec.js';
+import type { LoadResult, LoadSpec } from './load-spec.js';
+import { CLI, ROOT, drain, hasTaskset, pin, readWhole, runLoad, startProcess, stop } from './harness.js';
 import type { MemorySample } from './memory-probe.js';
 import { benchDatabaseUrl, catalogFoods, checkpoint, databaseBytes, ensureDatabase, readCatalogue } from './postgres.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const CLI = join(ROOT, 'dist/src/cli/main.js');
 
 const { values } = parseArgs({
   options: {
@@ -53,41 +52,8 @@ for (const store of STORES) if (store !== 'sqlite' && store !== 'postgres') thro
 if (values['row-copy'] !== 'on' && values['row-copy'] !== 'off') throw new Error(`--row-copy: on or off, not '${values['row-copy']}'`);
 /** Where PostgreSQL replicas copy the rows (none with --row-copy off). */
 const ROW_COPY_DIR = values['row-copy'] === 'on' && STORES.includes('postgres') ? mkdtempSync(join(tmpdir(), 'bench-rows-')) : undefined;
-const hasTaskset = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
-const pin = (core: string, command: string, args: string[]): [string, string[]] =>
-  hasTaskset ? ['taskset', ['-c', core, command, ...args]] : [command, args];
-
 function log(text: string): void {
   process.stderr.write(`${text}\n`);
-}
-
-/** Spawns a server and resolves with its URL once it prints "listening on". */
-function startProcess(command: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; url: string; ms: number }> {
-  const started = performance.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    const onData = (d: Buffer): void => {
-      output += d.toString();
-      const match = /listening on (http:\/\/[^\s]+)/.exec(output);
-      if (match) {
-        child.stdout?.off('data', onData);
-        child.stderr?.off('data', onData);
-        resolve({ child, url: match[1]!, ms: performance.now() - started });
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`${command} exited ${code}: ${output.slice(-500)}`)));
-  });
-}
-
-function stop(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
 }
 
 /** The server process and its workers (with --workers N > 1 the primary only forwards signals). */
@@ -204,20 +170,8 @@ function memoryRow(name: string, store: string, workers: number, peak: number, s
 }
 
 /** c=1 runs through bench/latency (one connection, each request timed in µs), others through autocannon. */
-async function load(url: string, paths: readonly string[], connections: number, extra: Record<string, unknown> = {}): Promise<LoadResult> {
-  const spec = { url, paths, connections, seconds: SECONDS, headers: AUTH, ...extra };
-  const generator = connections === 1 ? 'dist/bench/latency.js' : 'dist/bench/load.js';
-  const [command, args] = pin('1', process.execPath, [join(ROOT, generator)]);
-  // Not spawnSync: the memory watch samples the server meanwhile.
-  const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  child.stdin.end(JSON.stringify(spec));
-  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
-  if (code !== 0) throw new Error(`load failed: ${stderr}`);
-  return JSON.parse(stdout.trim().split('\n').pop()!) as LoadResult;
+function load(url: string, paths: readonly string[], connections: number, extra: Partial<LoadSpec> = {}): Promise<LoadResult> {
+  return runLoad({ url, paths, connections, seconds: SECONDS, headers: AUTH, ...extra });
 }
 
 /** Writes a file's dirty pages to disk now. */
@@ -331,25 +285,6 @@ async function measureSwitch(serverUrl: string, pid: number, databaseUrl: string
   return { importSeconds: (committed - started) / 1000, switchMs, ...(copyMs !== undefined ? { copyMs } : {}), steadyMiB, peakMiB };
 }
 
-/**
- * Waits until the server has worked off the last scenario's backlog: /healthz answers between
- * queued requests, so one fast answer proves little; four in a row, a second apart in all, do
- * (a queued slow request would hold one of them up).
- */
-async function drain(url: string): Promise<void> {
-  let fast = 0;
-  for (let i = 0; i < 600 && fast < 4; i++) {
-    const started = performance.now();
-    try {
-      await fetch(`${url}/healthz`);
-      fast = performance.now() - started < 50 ? fast + 1 : 0;
-    } catch {
-      fast = 0;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
-
 /** With `bodyBytes`, also c=64 on a route that sends a ready body of that size (`sized`). */
 async function helloWorld(bodyBytes?: number): Promise<{ c1: LoadResult; c64: LoadResult; sized?: LoadResult }> {
   const [command, args] = pin('0', process.execPath, [join(ROOT, 'dist/bench/hello.js'), '0']);
@@ -376,24 +311,6 @@ async function meanBodyBytes(url: string, paths: readonly string[]): Promise<num
 }
 
 const fmtMs = (ms: number): string => (ms < 1 ? `${Math.round(ms * 1000)} µs` : `${ms.toFixed(ms < 10 ? 2 : 0)} ms`);
-
-/**
- * Reads the whole database file, so a run starts with all of it in the OS page cache: right
- * after an import, the pages written in its first minute may already have been reclaimed (this
- * VM pages out memory idle for a minute or so), and the first scenarios would then measure
- * the disk. Returns the seconds it took.
- */
-function readWhole(path: string): number {
-  const started = performance.now();
-  const chunk = Buffer.allocUnsafe(16 << 20);
-  const fd = openSync(path, 'r');
-  try {
-    while (readSync(fd, chunk, 0, chunk.length, null) > 0);
-  } finally {
-    closeSync(fd);
-  }
-  return (performance.now() - started) / 1000;
-}
 
 async function main(): Promise<void> {
   const cat = await catalogue();

@@ -1,0 +1,104 @@
+/**
+ * What a bench run is made of, as bench/run.ts and bench/request-split.ts use it: a server (or
+ * hello-world) pinned to its cores, a load generator pinned to the other, the database file
+ * read into the page cache, and waiting for the server to be idle.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync, readSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import type { LoadResult, LoadSpec } from './load-spec.js';
+
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const CLI = join(ROOT, 'dist/src/cli/main.js');
+
+export const hasTaskset = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
+
+/** The command and arguments that run `command` on `core` (a taskset list), when taskset is there. */
+export const pin = (core: string, command: string, args: string[]): [string, string[]] =>
+  hasTaskset ? ['taskset', ['-c', core, command, ...args]] : [command, args];
+
+/** Spawns a server and resolves with its URL once it prints "listening on". */
+export function startProcess(command: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; url: string; ms: number }> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const onData = (d: Buffer): void => {
+      output += d.toString();
+      const match = /listening on (http:\/\/[^\s]+)/.exec(output);
+      if (match) {
+        child.stdout?.off('data', onData);
+        child.stderr?.off('data', onData);
+        resolve({ child, url: match[1]!, ms: performance.now() - started });
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`${command} exited ${code}: ${output.slice(-500)}`)));
+  });
+}
+
+/** Sends SIGTERM and resolves once the process has exited. */
+export function stop(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+/**
+ * Runs a load generator on core 1: bench/latency at one connection (each request timed in µs),
+ * bench/load (autocannon) at more. Not spawnSync: a caller may sample the server meanwhile.
+ */
+export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
+  const generator = spec.connections === 1 ? 'dist/bench/latency.js' : 'dist/bench/load.js';
+  const [command, args] = pin('1', process.execPath, [join(ROOT, generator)]);
+  const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.stdin.end(JSON.stringify(spec));
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+  if (code !== 0) throw new Error(`load failed: ${stderr}`);
+  return JSON.parse(stdout.trim().split('\n').pop()!) as LoadResult;
+}
+
+/**
+ * Reads the whole database file, so a run starts with all of it in the OS page cache: right
+ * after an import, the pages written in its first minute may already have been reclaimed (this
+ * VM pages out memory idle for a minute or so), and the first scenarios would then measure
+ * the disk. Returns the seconds it took.
+ */
+export function readWhole(path: string): number {
+  const started = performance.now();
+  const chunk = Buffer.allocUnsafe(16 << 20);
+  const fd = openSync(path, 'r');
+  try {
+    while (readSync(fd, chunk, 0, chunk.length, null) > 0);
+  } finally {
+    closeSync(fd);
+  }
+  return (performance.now() - started) / 1000;
+}
+
+/**
+ * Waits until the server has worked off the last scenario's backlog: /healthz answers between
+ * queued requests, so one fast answer proves little; four in a row, a second apart in all, do
+ * (a queued slow request would hold one of them up).
+ */
+export async function drain(url: string): Promise<void> {
+  let fast = 0;
+  for (let i = 0; i < 600 && fast < 4; i++) {
+    const started = performance.now();
+    try {
+      await fetch(`${url}/healthz`);
+      fast = performance.now() - started < 50 ? fast + 1 : 0;
+    } catch {
+      fast = 0;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
