@@ -1,0 +1,99 @@
+/**
+ * Preloaded into a serving worker by bench/request-split.ts (`node --import`): what each request
+ * spent, from the HTTP request event to the response's last byte handed to the kernel. Per
+ * request: the wall time, the process's CPU time (all its threads, V8's compiler included) and
+ * its system part, minor page faults, involuntary context switches (the core taken by another
+ * process), the garbage collections' pauses within it, the search engine's time
+ * (`SearchEngine.foods`) and the lists it loaded or made for the first time (the list cache's
+ * misses). The counters are the process's, so the figures mean something at one connection
+ * only, one request at a time. Written as JSON to `$REQUEST_SPLIT_OUT/<pid>.json` when the
+ * worker exits.
+ */
+import { writeFileSync } from 'node:fs';
+import { Server, type IncomingMessage, type ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import { PerformanceObserver, performance } from 'node:perf_hooks';
+import { SearchEngine } from '../src/search/engine.js';
+import { ListCache } from '../src/search/search-index.js';
+
+/** One request, as bench/request-split.ts reads it. */
+export interface RequestParts {
+  readonly url: string;
+  readonly start: number;
+  readonly wall: number;
+  readonly cpu: number;
+  readonly system: number;
+  readonly faults: number;
+  readonly preempted: number;
+  readonly engine: number;
+  readonly loads: number;
+  readonly loadMs: number;
+}
+
+/** What a worker writes: its requests in order, and its collections' pauses (start, duration; ms on `performance.now()`'s clock). */
+export interface RequestTrace {
+  readonly requests: RequestParts[];
+  readonly pauses: [number, number][];
+}
+
+const out = process.env['REQUEST_SPLIT_OUT'];
+const trace: RequestTrace = { requests: [], pauses: [] };
+let engine = 0;
+let loads = 0;
+let loadMs = 0;
+
+if (out !== undefined) {
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) trace.pauses.push([e.startTime, e.duration]);
+  }).observe({ entryTypes: ['gc'] });
+
+  // Reflect: the originals are called with the instance as `this`.
+  const foods = Reflect.get(SearchEngine.prototype, 'foods');
+  SearchEngine.prototype.foods = function timedFoods(this: SearchEngine, ...args: Parameters<SearchEngine['foods']>) {
+    const started = performance.now();
+    try {
+      return Reflect.apply(foods, this, args);
+    } finally {
+      engine += performance.now() - started;
+    }
+  };
+  const get = Reflect.get(ListCache.prototype, 'get');
+  ListCache.prototype.get = function timedGet(this: ListCache, key, load) {
+    return Reflect.apply(get, this, [key, () => {
+      const started = performance.now();
+      try {
+        return load();
+      } finally {
+        loads++;
+        loadMs += performance.now() - started;
+      }
+    }]);
+  };
+
+  const emit = Reflect.get(Server.prototype, 'emit');
+  Server.prototype.emit = function timedEmit(this: Server, event: string | symbol, ...args: unknown[]): boolean {
+    if (event === 'request') {
+      const [request, response] = args as [IncomingMessage, ServerResponse];
+      const start = performance.now();
+      const cpu = process.cpuUsage();
+      const usage = process.resourceUsage();
+      engine = 0;
+      loads = 0;
+      loadMs = 0;
+      response.once('finish', () => {
+        const used = process.cpuUsage(cpu);
+        const now = process.resourceUsage();
+        trace.requests.push({
+          url: request.url ?? '', start, wall: performance.now() - start, cpu: (used.user + used.system) / 1000, system: used.system / 1000,
+          faults: now.minorPageFault - usage.minorPageFault, preempted: now.involuntaryContextSwitches - usage.involuntaryContextSwitches,
+          engine, loads, loadMs,
+        });
+      });
+    }
+    return Reflect.apply(emit, this, [event, ...args]) as boolean;
+  };
+
+  process.once('exit', () => {
+    if (trace.requests.length > 0) writeFileSync(join(out, `${process.pid}.json`), JSON.stringify(trace));
+  });
+}
