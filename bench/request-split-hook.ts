@@ -1,15 +1,15 @@
 /**
  * Preloaded into a serving worker by bench/request-split.ts (`node --import`): what each request
  * spent, from the HTTP request event to the response's last byte handed to the kernel. Per
- * request: the wall time, the process's CPU time (all its threads, V8's compiler included) and
- * its system part, minor page faults, involuntary context switches (the core taken by another
- * process), the garbage collections' pauses within it, the search engine's time
+ * request: the wall time, the main thread's time on a core (/proc/thread-self/schedstat, in ns;
+ * getrusage's CPU times move in the kernel's 4 ms ticks), minor page faults, involuntary
+ * context switches, the garbage collections' pauses within it, the search engine's time
  * (`SearchEngine.foods`) and the lists it loaded or made for the first time (the list cache's
  * misses). The counters are the process's, so the figures mean something at one connection
  * only, one request at a time. Written as JSON to `$REQUEST_SPLIT_OUT/<pid>.json` when the
  * worker exits.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { Server, type IncomingMessage, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { PerformanceObserver, performance } from 'node:perf_hooks';
@@ -21,8 +21,7 @@ export interface RequestParts {
   readonly url: string;
   readonly start: number;
   readonly wall: number;
-  readonly cpu: number;
-  readonly system: number;
+  readonly mainThread: number;
   readonly faults: number;
   readonly preempted: number;
   readonly engine: number;
@@ -41,6 +40,15 @@ const trace: RequestTrace = { requests: [], pauses: [] };
 let engine = 0;
 let loads = 0;
 let loadMs = 0;
+
+/** The calling thread's time on a core so far, in ms (Linux; 0 elsewhere). */
+function threadMs(): number {
+  try {
+    return Number(readFileSync('/proc/thread-self/schedstat', 'latin1').split(' ')[0]) / 1e6;
+  } catch {
+    return 0;
+  }
+}
 
 if (out !== undefined) {
   new PerformanceObserver((list) => {
@@ -75,16 +83,16 @@ if (out !== undefined) {
     if (event === 'request') {
       const [request, response] = args as [IncomingMessage, ServerResponse];
       const start = performance.now();
-      const cpu = process.cpuUsage();
       const usage = process.resourceUsage();
+      const thread = threadMs();
       engine = 0;
       loads = 0;
       loadMs = 0;
       response.once('finish', () => {
-        const used = process.cpuUsage(cpu);
         const now = process.resourceUsage();
+        const mainThread = threadMs() - thread;
         trace.requests.push({
-          url: request.url ?? '', start, wall: performance.now() - start, cpu: (used.user + used.system) / 1000, system: used.system / 1000,
+          url: request.url ?? '', start, wall: performance.now() - start, mainThread,
           faults: now.minorPageFault - usage.minorPageFault, preempted: now.involuntaryContextSwitches - usage.involuntaryContextSwitches,
           engine, loads, loadMs,
         });

@@ -1,15 +1,18 @@
 /**
  * Where the time of a scenario's requests at one connection goes, on the real server: the bench's
- * c=1 run of one scenario (after its untimed warm-up at 8 connections, as bench/run.ts does),
- * with each request split in the serving worker (bench/request-split-hook.ts): wall time,
- * CPU time and its system part, the search engine, lists loaded or made (the list cache's
- * misses), page faults, the core taken by another process, garbage collections' pauses.
+ * scenarios run as bench/run.ts runs them (each after an untimed warm-up at 8 connections, at 1
+ * connection, then at 64), and the last one's c=1 requests split in the serving worker
+ * (bench/request-split-hook.ts): wall time, the main thread's time on a core, the search
+ * engine, lists loaded or made (the list cache's misses), page faults, the core taken by
+ * another process or thread, garbage collections' pauses.
  *
  *   node dist/bench/request-split.js [--db bench/.cache/catalog-1000000.db] [--only '^12 '] [--seconds 4] [--warm-seconds 1] [--slowest 12]
  *
- * It prints each part's p50, p90 and p99 over the c=1 run, the server's p99 with each part
- * taken out of every request (which part the tail is made of), and the slowest requests with
- * their parts. Figures are of one run on one machine: alternate runs to compare two builds.
+ * `--only` picks the scenarios (all of them: `.`): the ones before the last set the state a
+ * whole bench run leaves it in (compiled code, lists in the cache), e.g. `'^2 |^11 |^12 '`. It
+ * prints each part's p50, p90 and p99 over the last one's c=1 run, the server's p99 with each
+ * part taken out of every request (which part the tail is made of), and the slowest requests
+ * with their parts. Figures are of one run on one machine: alternate runs to compare two builds.
  */
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,7 +23,10 @@ import Database from 'better-sqlite3';
 import { CLI, ROOT, drain, pin, readWhole, runLoad, startProcess, stop } from './harness.js';
 import type { LoadSpec } from './load-spec.js';
 import type { RequestParts, RequestTrace } from './request-split-hook.js';
-import { AUTH, TOKEN, samples, scenarios, zipfOrder } from './scenarios.js';
+import { AUTH, TOKEN, samples, scenarios, zipfOrder, type Scenario } from './scenarios.js';
+
+/** A request the worker records between runs: the c=1 run's requests are between two. */
+const MARK = '/request-split-mark';
 
 const { values } = parseArgs({
   options: {
@@ -43,35 +49,47 @@ try {
 }
 const s = samples(db);
 const only = new RegExp(values.only);
-const scenario = scenarios(s, zipfOrder(s.zipfQueries.length), foods).find((sc) => only.test(sc.name));
-if (scenario === undefined) throw new Error(`no scenario matches --only ${values.only}`);
+const list = scenarios(s, zipfOrder(s.zipfQueries.length), foods).filter((sc) => only.test(sc.name));
+if (list.length === 0) throw new Error(`no scenario matches --only ${values.only}`);
+const seconds = Number(values.seconds);
 
-// As bench/run.ts: the warm-up from the list's end backwards, the timed run from its start.
-const requests = scenario.bodies?.length ?? scenario.paths.length;
-const spec = (order: number[], connections: number, seconds: number): LoadSpec => ({
-  url: '', connections, seconds,
-  paths: order.map((i) => (scenario.bodies ? scenario.paths[0]! : scenario.paths[i]!)),
-  ...(scenario.bodies
-    ? { method: 'POST' as const, bodies: order.map((i) => scenario.bodies![i]!), headers: { ...AUTH, 'content-type': 'application/soap+xml; charset=utf-8' } }
-    : { headers: { ...AUTH, ...scenario.headers } }),
-});
-const forwards = Array.from({ length: requests }, (_, i) => i);
+/** The scenario's requests in `order` (indices into its list), as bench/run.ts sends them. */
+function spec(scenario: Scenario, order: number[], connections: number, duration: number): LoadSpec {
+  return {
+    url: '', connections, seconds: duration,
+    paths: order.map((i) => (scenario.bodies ? scenario.paths[0]! : scenario.paths[i]!)),
+    ...(scenario.bodies
+      ? { method: 'POST' as const, bodies: order.map((i) => scenario.bodies![i]!), headers: { ...AUTH, 'content-type': 'application/soap+xml; charset=utf-8' } }
+      : { headers: { ...AUTH, ...scenario.headers } }),
+  };
+}
 
 const traces = mkdtempSync(join(tmpdir(), 'request-split-'));
-process.stderr.write(`read the database into the page cache in ${readWhole(db).toFixed(1)} s\n`);
 const hook = pathToFileURL(join(ROOT, 'dist/bench/request-split-hook.js')).href;
 const [command, args] = pin('0', process.execPath, [CLI, 'serve', '--db', db, '--port', '0', '--workers', '1']);
 const server = await startProcess(command, args, {
   FOODLOOKUP_TOKENS: TOKEN, LOG_LEVEL: 'warn', REQUEST_SPLIT_OUT: traces,
   NODE_OPTIONS: `${process.env['NODE_OPTIONS'] ?? ''} --import ${hook}`.trim(),
 });
-let timed: number;
+const scenario = list[list.length - 1]!;
 try {
-  await runLoad({ ...spec(forwards.slice().reverse(), 8, Number(values['warm-seconds'])), url: server.url });
-  await drain(server.url);
-  const c1 = await runLoad({ ...spec(forwards, 1, Number(values.seconds)), url: server.url });
-  timed = c1.requests;
-  process.stdout.write(`${scenario.name}, ${foods.toLocaleString('en')} foods: c=1 ${c1.rps.toFixed(0)} req/s, at the load generator p50 ${c1.p50.toFixed(2)} ms, p99 ${c1.p99.toFixed(2)} ms\n`);
+  for (const sc of list) {
+    // As bench/run.ts: the warm-up from the list's end backwards, c=1 from its start, c=64 from halfway.
+    const n = sc.bodies?.length ?? sc.paths.length;
+    const from = (start: number, backwards = false): number[] => Array.from({ length: n }, (_, i) => (backwards ? n - 1 - i : (start + i) % n));
+    readWhole(db);
+    await drain(server.url);
+    await runLoad({ ...spec(sc, from(0, true), 8, Number(values['warm-seconds'])), url: server.url });
+    await drain(server.url);
+    // The worker sees these two requests too: they mark where the c=1 run's requests are.
+    await fetch(`${server.url}${MARK}`);
+    const c1 = await runLoad({ ...spec(sc, from(0), 1, seconds), url: server.url });
+    await fetch(`${server.url}${MARK}`);
+    process.stdout.write(`${sc.name}: c=1 ${c1.rps.toFixed(0)} req/s, at the load generator p50 ${c1.p50.toFixed(2)} ms, p99 ${c1.p99.toFixed(2)} ms\n`);
+    if (sc === scenario) break;
+    await drain(server.url);
+    await runLoad({ ...spec(sc, from(Math.floor(n / 2)), 64, seconds), url: server.url });
+  }
 } finally {
   await stop(server.child);
 }
@@ -80,8 +98,8 @@ const files = readdirSync(traces).filter((f) => f.endsWith('.json'));
 if (files.length !== 1) throw new Error(`expected one worker's trace in ${traces}, found ${files.length}`);
 const trace = JSON.parse(readFileSync(join(traces, files[0]!), 'utf8')) as RequestTrace;
 rmSync(traces, { recursive: true });
-// The c=1 run's requests are the worker's last (then only /healthz... none: drain ran before it).
-const run = trace.requests.slice(-timed);
+const marks = trace.requests.flatMap((r, i) => (r.url === MARK ? [i] : []));
+const run = trace.requests.slice(marks[marks.length - 2]! + 1, marks[marks.length - 1]);
 
 /** Milliseconds of collection pauses within a request. */
 const paused = (r: RequestParts): number => {
@@ -91,12 +109,11 @@ const paused = (r: RequestParts): number => {
 };
 const parts: [string, (r: RequestParts) => number][] = [
   ['server (wall)', (r) => r.wall],
-  ['off the CPU (wall - CPU)', (r) => Math.max(0, r.wall - r.cpu)],
-  ['CPU', (r) => r.cpu],
-  ['  of it system', (r) => r.system],
+  ['main thread on a core', (r) => r.mainThread],
   ['  of it search engine', (r) => r.engine],
   ['    of it lists loaded/made', (r) => r.loadMs],
-  ['  of it outside the engine', (r) => Math.max(0, r.cpu - r.engine)],
+  ['  of it outside the engine', (r) => Math.max(0, r.mainThread - r.engine)],
+  ['main thread off its core', (r) => Math.max(0, r.wall - r.mainThread)],
   ['collection pauses', paused],
   ['minor page faults', (r) => r.faults],
   ['lists loaded/made', (r) => r.loads],
@@ -107,22 +124,22 @@ const quantile = (xs: number[], q: number): number => {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
 };
 const f = (x: number): string => (Number.isInteger(x) ? String(x) : x.toFixed(2)).padStart(8);
-process.stdout.write(`\n${run.length} requests in the worker (ms, or counts)\n${'part'.padEnd(30)}${'p50'.padStart(8)}${'p90'.padStart(8)}${'p99'.padStart(8)}${'max'.padStart(8)}\n`);
+process.stdout.write(`\n${scenario.name}, ${foods.toLocaleString('en')} foods: ${run.length} requests at c=1 in the worker (ms, or counts)\n${'part'.padEnd(40)}${'p50'.padStart(8)}${'p90'.padStart(8)}${'p99'.padStart(8)}${'max'.padStart(8)}\n`);
 for (const [name, of] of parts) {
   const xs = run.map(of);
-  process.stdout.write(`${name.padEnd(30)}${f(quantile(xs, 0.5))}${f(quantile(xs, 0.9))}${f(quantile(xs, 0.99))}${f(quantile(xs, 1))}\n`);
+  process.stdout.write(`${name.padEnd(40)}${f(quantile(xs, 0.5))}${f(quantile(xs, 0.9))}${f(quantile(xs, 0.99))}${f(quantile(xs, 1))}\n`);
 }
 // What the tail is made of: the server's p99 were one part gone from every request.
 const without: [string, (r: RequestParts) => number][] = [
-  ['off the CPU', (r) => Math.min(r.wall, r.cpu)],
   ['the engine', (r) => r.wall - r.engine],
-  ['CPU outside the engine', (r) => r.wall - Math.max(0, r.cpu - r.engine)],
+  ['the main thread outside the engine', (r) => r.wall - Math.max(0, r.mainThread - r.engine)],
+  ['off its core', (r) => Math.min(r.wall, r.mainThread)],
   ['collection pauses', (r) => r.wall - paused(r)],
 ];
 process.stdout.write(`\nserver p99 ${quantile(run.map((r) => r.wall), 0.99).toFixed(2)} ms; without ${without.map(([name, of]) => `${name} ${quantile(run.map(of), 0.99).toFixed(2)}`).join(', ')}\n`);
 const slowest = run.slice().sort((a, b) => b.wall - a.wall).slice(0, Number(values.slowest));
-process.stdout.write(`\nslowest: wall, CPU, system, engine, lists (ms, count), faults, switches, request\n`);
+process.stdout.write(`\nslowest: wall, main thread on a core, engine, lists (ms, count), faults, switches, request\n`);
 for (const r of slowest) {
   const what = decodeURIComponent(r.url.replace(/^\/v1\/foods\?query=/, ''));
-  process.stdout.write(`${[r.wall, r.cpu, r.system, r.engine, r.loadMs].map((x) => x.toFixed(2).padStart(7)).join('')} ${String(r.loads).padStart(3)} ${String(r.faults).padStart(5)} ${String(r.preempted).padStart(3)}  ${what}\n`);
+  process.stdout.write(`${[r.wall, r.mainThread, r.engine, r.loadMs].map((x) => x.toFixed(2).padStart(7)).join('')} ${String(r.loads).padStart(3)} ${String(r.faults).padStart(5)} ${String(r.preempted).padStart(3)}  ${what}\n`);
 }
