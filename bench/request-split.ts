@@ -99,6 +99,7 @@ if (files.length !== 1) throw new Error(`expected one worker's trace in ${traces
 const trace = JSON.parse(readFileSync(join(traces, files[0]!), 'utf8')) as RequestTrace;
 rmSync(traces, { recursive: true });
 const marks = trace.requests.flatMap((r, i) => (r.url === MARK ? [i] : []));
+if (marks.length < 2) throw new Error(`the worker's trace lacks the marks around the c=1 run (${marks.length} found)`);
 const run = trace.requests.slice(marks[marks.length - 2]! + 1, marks[marks.length - 1]);
 
 /** Milliseconds of collection pauses within a request. */
