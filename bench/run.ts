@@ -27,7 +27,6 @@ import { CLI, ROOT, drain, hasTaskset, pin, readWhole, runLoad, startProcess, st
 import type { MemorySample } from './memory-probe.js';
 import { benchDatabaseUrl, catalogFoods, checkpoint, databaseBytes, ensureDatabase, readCatalogue } from './postgres.js';
 
-
 const { values } = parseArgs({
   options: {
     foods: { type: 'string', default: '100000' },
