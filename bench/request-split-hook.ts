@@ -6,7 +6,7 @@
  * context switches, the garbage collections' pauses within it, the search engine's time
  * (`SearchEngine.foods`) and the lists it loaded or made for the first time (the list cache's
  * misses). The counters are the process's, so the figures mean something at one connection
- * only, one request at a time. Written as JSON to `$REQUEST_SPLIT_OUT/<pid>.json` when the
+ * only, one request at a time; the hook's own reads (~0.02-0.04 ms a request) are in them. Written as JSON to `$REQUEST_SPLIT_OUT/<pid>.json` when the
  * worker exits.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
