@@ -21,9 +21,8 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { CLI, ROOT, drain, pin, readWhole, runLoad, startProcess, stop } from './harness.js';
-import type { LoadSpec } from './load-spec.js';
 import type { RequestParts, RequestTrace } from './request-split-hook.js';
-import { AUTH, TOKEN, samples, scenarios, zipfOrder, type Scenario } from './scenarios.js';
+import { TOKEN, samples, scenarioRequests, scenarios, zipfOrder } from './scenarios.js';
 
 /** A request the worker records between runs: the c=1 run's requests are between two. */
 const MARK = '/request-split-mark';
@@ -53,17 +52,6 @@ const list = scenarios(s, zipfOrder(s.zipfQueries.length), foods).filter((sc) =>
 if (list.length === 0) throw new Error(`no scenario matches --only ${values.only}`);
 const seconds = Number(values.seconds);
 
-/** The scenario's requests in `order` (indices into its list), as bench/run.ts sends them. */
-function spec(scenario: Scenario, order: number[], connections: number, duration: number): LoadSpec {
-  return {
-    url: '', connections, seconds: duration,
-    paths: order.map((i) => (scenario.bodies ? scenario.paths[0]! : scenario.paths[i]!)),
-    ...(scenario.bodies
-      ? { method: 'POST' as const, bodies: order.map((i) => scenario.bodies![i]!), headers: { ...AUTH, 'content-type': 'application/soap+xml; charset=utf-8' } }
-      : { headers: { ...AUTH, ...scenario.headers } }),
-  };
-}
-
 const traces = mkdtempSync(join(tmpdir(), 'request-split-'));
 const hook = pathToFileURL(join(ROOT, 'dist/bench/request-split-hook.js')).href;
 const [command, args] = pin('0', process.execPath, [CLI, 'serve', '--db', db, '--port', '0', '--workers', '1']);
@@ -74,21 +62,18 @@ const server = await startProcess(command, args, {
 const scenario = list[list.length - 1]!;
 try {
   for (const sc of list) {
-    // As bench/run.ts: the warm-up from the list's end backwards, c=1 from its start, c=64 from halfway.
-    const n = sc.bodies?.length ?? sc.paths.length;
-    const from = (start: number, backwards = false): number[] => Array.from({ length: n }, (_, i) => (backwards ? n - 1 - i : (start + i) % n));
     readWhole(db);
     await drain(server.url);
-    await runLoad({ ...spec(sc, from(0, true), 8, Number(values['warm-seconds'])), url: server.url });
+    await runLoad({ ...scenarioRequests(sc, 'warm-up'), url: server.url, connections: 8, seconds: Number(values['warm-seconds']) });
     await drain(server.url);
     // The worker sees these two requests too: they mark where the c=1 run's requests are.
     await fetch(`${server.url}${MARK}`);
-    const c1 = await runLoad({ ...spec(sc, from(0), 1, seconds), url: server.url });
+    const c1 = await runLoad({ ...scenarioRequests(sc, 'c1'), url: server.url, connections: 1, seconds });
     await fetch(`${server.url}${MARK}`);
     process.stdout.write(`${sc.name}: c=1 ${c1.rps.toFixed(0)} req/s, at the load generator p50 ${c1.p50.toFixed(2)} ms, p99 ${c1.p99.toFixed(2)} ms\n`);
     if (sc === scenario) break;
     await drain(server.url);
-    await runLoad({ ...spec(sc, from(Math.floor(n / 2)), 64, seconds), url: server.url });
+    await runLoad({ ...scenarioRequests(sc, 'c64'), url: server.url, connections: 64, seconds });
   }
 } finally {
   await stop(server.child);

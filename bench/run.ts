@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { generate } from './generate.js';
-import { AUTH, TOKEN, samples, scenarios, zipfOrder } from './scenarios.js';
+import { AUTH, TOKEN, samples, scenarioRequests, scenarios, zipfOrder } from './scenarios.js';
 import type { LoadResult, LoadSpec } from './load-spec.js';
 import { CLI, ROOT, drain, hasTaskset, pin, readWhole, runLoad, startProcess, stop } from './harness.js';
 import type { MemorySample } from './memory-probe.js';
@@ -169,8 +169,8 @@ function memoryRow(name: string, store: string, workers: number, peak: number, s
 }
 
 /** c=1 runs through bench/latency (one connection, each request timed in µs), others through autocannon. */
-function load(url: string, paths: readonly string[], connections: number, extra: Partial<LoadSpec> = {}): Promise<LoadResult> {
-  return runLoad({ url, paths, connections, seconds: SECONDS, headers: AUTH, ...extra });
+function load(url: string, connections: number, requests: Pick<LoadSpec, 'paths'> & Partial<LoadSpec>): Promise<LoadResult> {
+  return runLoad({ url, connections, seconds: SECONDS, headers: AUTH, ...requests });
 }
 
 /** Writes a file's dirty pages to disk now. */
@@ -288,8 +288,8 @@ async function measureSwitch(serverUrl: string, pid: number, databaseUrl: string
 async function helloWorld(bodyBytes?: number): Promise<{ c1: LoadResult; c64: LoadResult; sized?: LoadResult }> {
   const [command, args] = pin('0', process.execPath, [join(ROOT, 'dist/bench/hello.js'), '0']);
   const hello = await startProcess(command, args);
-  const figures = { c1: await load(hello.url, ['/'], 1), c64: await load(hello.url, ['/'], 64) };
-  const sized = bodyBytes === undefined ? undefined : await load(hello.url, [`/bytes/${bodyBytes}`], 64);
+  const figures = { c1: await load(hello.url, 1, { paths: ['/'] }), c64: await load(hello.url, 64, { paths: ['/'] }) };
+  const sized = bodyBytes === undefined ? undefined : await load(hello.url, 64, { paths: [`/bytes/${bodyBytes}`] });
   await stop(hello.child);
   log(`hello-world: ${Math.round(figures.c1.rps)} req/s at c=1 (p50 ${fmtMs(figures.c1.p50)}), ${Math.round(figures.c64.rps)} at c=64` +
     (sized ? `; ${bodyBytes}-byte bodies ${Math.round(sized.rps)} at c=64` : ''));
@@ -341,16 +341,6 @@ async function main(): Promise<void> {
     const memory = new MemoryWatch(server.child.pid!);
     memory.start();
     for (const sc2 of list) {
-      const paths = sc2.method ? Array.from({ length: sc2.bodies!.length }, () => sc2.paths[0]!) : sc2.paths;
-      // Each run starts elsewhere in the list (c=1 at the start, c=64 halfway, the warm-up at the
-      // end, backwards), so one run's requests are not answered from the cache another filled.
-      const from = (start: number, backwards = false): [string[], Record<string, unknown>] => {
-        const order = Array.from({ length: paths.length }, (_, i) => (backwards ? paths.length - 1 - i : (start + i) % paths.length));
-        const extra = sc2.method
-          ? { method: sc2.method, bodies: order.map((i) => sc2.bodies![i]!), headers: { ...AUTH, 'content-type': 'application/soap+xml; charset=utf-8' } }
-          : sc2.headers ? { headers: { ...AUTH, ...sc2.headers } } : {};
-        return [order.map((i) => paths[i]!), extra];
-      };
       // Again before every scenario: within a run this VM reclaims a third of the file's pages
       // in ~10 minutes (fincore), and a cold query's ~20 random page reads then take ~18 µs
       // each instead of ~4, so later scenarios measured how long ago the file was read.
@@ -360,18 +350,15 @@ async function main(): Promise<void> {
       await drain(server.url);
       await memory.beginScenario();
       // Untimed: the scenario's pages into the OS page cache, which this VM empties of idle pages.
-      const [warmPaths, warmExtra] = from(0, true);
-      await load(server.url, warmPaths, 8, { ...warmExtra, seconds: 1 });
+      await load(server.url, 8, { ...scenarioRequests(sc2, 'warm-up'), seconds: 1 });
       await drain(server.url);
-      const [c1Paths, c1Extra] = from(0);
-      const c1 = await load(server.url, c1Paths, 1, c1Extra);
+      const c1 = await load(server.url, 1, scenarioRequests(sc2, 'c1'));
       await drain(server.url);
-      const [c64Paths, c64Extra] = from(Math.floor(paths.length / 2));
-      const c64 = await load(server.url, c64Paths, 64, c64Extra);
+      const c64 = await load(server.url, 64, scenarioRequests(sc2, 'c64'));
       const bad = c1.errors + c1.non2xx + c64.errors + c64.non2xx;
       const used = await memory.endScenario();
       memoryRows.push(memoryRow(sc2.name, store, workers, used.peak, used.sample));
-      rows.push({ name: sc2.name, store, workers, c1, c64, bad, paths: paths.length });
+      rows.push({ name: sc2.name, store, workers, c1, c64, bad, paths: sc2.bodies?.length ?? sc2.paths.length });
       log(`${sc2.name}, ${store}, ${workers} worker(s): c=1 ${Math.round(c1.rps)} req/s p50 ${fmtMs(c1.p50)} p99 ${fmtMs(c1.p99)}; ` +
         `c=64 ${Math.round(c64.rps)} req/s p99 ${fmtMs(c64.p99)} max ${fmtMs(c64.max)}; ${bad} bad; ` +
         `private ${used.peak.toFixed(0)} MiB (peak so far ${memory.peakPrivate.toFixed(0)} MiB), resident ${memory.peakResident.toFixed(0)} MiB`);

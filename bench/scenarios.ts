@@ -6,6 +6,7 @@
 import Database from 'better-sqlite3';
 import { usdaVocabulary } from './generate.js';
 import { seededRandom, zipf } from './random.js';
+import type { LoadSpec } from './load-spec.js';
 
 export const TOKEN = 'bench-token';
 export const AUTH = { authorization: `Basic ${Buffer.from(`${TOKEN}:`).toString('base64')}` };
@@ -18,6 +19,27 @@ export interface Scenario {
   readonly bodies?: string[];
   /** Request headers besides the token (Accept-Encoding for the compressed runs). */
   readonly headers?: Readonly<Record<string, string>>;
+}
+
+/**
+ * A scenario's three runs. Each starts elsewhere in the scenario's list (the warm-up at its end,
+ * backwards; c=1 at its start; c=64 halfway), so that one run's requests are not answered from
+ * the response cache another filled.
+ */
+export type ScenarioRun = 'warm-up' | 'c1' | 'c64';
+
+/** The requests of one run of a scenario, in the order it sends them, as a load spec has them. */
+export function scenarioRequests(sc: Scenario, run: ScenarioRun): Pick<LoadSpec, 'paths' | 'method' | 'bodies' | 'headers'> {
+  const n = sc.bodies?.length ?? sc.paths.length;
+  const start = run === 'c64' ? Math.floor(n / 2) : 0;
+  const order = Array.from({ length: n }, (_, i) => (run === 'warm-up' ? n - 1 - i : (start + i) % n));
+  if (sc.method) {
+    return {
+      paths: order.map(() => sc.paths[0]!), method: sc.method, bodies: order.map((i) => sc.bodies![i]!),
+      headers: { ...AUTH, 'content-type': 'application/soap+xml; charset=utf-8' },
+    };
+  }
+  return { paths: order.map((i) => sc.paths[i]!), headers: { ...AUTH, ...sc.headers } };
 }
 
 /** What browsers send: brotli is chosen. */
