@@ -1,7 +1,7 @@
 import { envInteger } from '../config.js';
 import { NO_PLACE } from './build.js';
 import type { SlotPostings } from './postings.js';
-import { MAX_COVERAGE_BONUS, coverageBonus } from './ranking.js';
+import { MAX_COVERAGE_BONUS, WEIGHTS, coverageBonus } from './ranking.js';
 import { bitmapOf, nameBitsOf, popcount32, rankOf, type RidBitmap } from './rid-bitmaps.js';
 import { COVER_SPAN, NAMED, VALUE_SPAN, packedCodes, unpackEntry } from './slots.js';
 import { countBitmaps } from './early-top.js';
@@ -191,21 +191,86 @@ function slotBitmaps(slot: UnionSlot, ridLimit: number, scratchAt: number): { bi
 export interface CoverBound {
   readonly units: number;
   readonly named: number;
+  /** The slots whose values are placements' weights and offsets; absent when none is. */
+  readonly placed?: PlacedSlots;
 }
 
-/** The bound orders kept: up to ORDERED_UNITS slots as they are, more as one loosest bound. */
-function boundKey(bound: CoverBound): CoverBound {
-  return bound.units <= ORDERED_UNITS ? { units: bound.units, named: Math.min(bound.named, bound.units) } : { units: ALL_UNITS, named: ALL_UNITS };
+/**
+ * Slots of one term of one word (a word, a type-ahead prefix, a typo's corrections: engine.ts
+ * `placedSlots`), whose every entry's value is its placement's weight (ranking.ts WEIGHTS) plus
+ * a choice's offset: `mostOffset[s]` is the largest offset of slot s, undefined for another
+ * slot (synonyms, phrases), whose best part counts as it is. Such slots' values are bounded by
+ * the placements a food's name has (`placementMost`), not each by a head's: a name has one or
+ * two words at its head. Read in bound order, `and cooked coo*` passed over 135,747 foods and
+ * scored 6,218 with every slot at the head; the bound 10 lower would have been 31,608 and 1,366.
+ */
+export interface PlacedSlots {
+  /** The sizes of the groups of placed slots that one word of a food may match together, largest first. */
+  readonly together: readonly number[];
+  readonly mostOffset: readonly (number | undefined)[];
 }
 
-function fullCover(bound: CoverBound): number {
-  const { units, named } = boundKey(bound);
+/** A bound order's key: the coverage bound, and how placed slots go together when they count (up to ORDERED_UNITS slots). */
+interface OrderKey {
+  readonly cover: number;
+  readonly together: readonly number[] | undefined;
+  readonly key: number;
+}
+
+function orderKey(bound: CoverBound): OrderKey {
+  if (bound.units > ORDERED_UNITS) return { cover: coverOfUnits(ALL_UNITS, ALL_UNITS), together: undefined, key: coverOfUnits(ALL_UNITS, ALL_UNITS) };
+  const cover = coverOfUnits(bound.units, Math.min(bound.named, bound.units));
+  // Placed slots that one word may match all (`cheddar ch*`) take the head a food has, as
+  // their best parts say: no order of their own (each order holds ~2 MiB).
+  const together = bound.placed !== undefined && bound.placed.together.length >= 2 ? bound.placed.together : undefined;
+  // Sizes of at most ORDERED_UNITS slots, base 8, above the cover's 32 bits.
+  let code = 0;
+  for (const size of together ?? []) code = code * 8 + size;
+  return { cover, together, key: code * 2 ** 32 + cover };
+}
+
+function coverOfUnits(units: number, named: number): number {
   return named * 2 ** 24 + units * 2 ** 16 + units * 2 ** 8 + units;
 }
 
-/** The food's score can be no better (lower) than its static part less this bonus bound, plus the slots' best parts. */
-function staticBound(rid: number, ranks: FoodRanks, cover: number): number {
-  return ranks.staticPart[rid]! - coverageBonus(cover, ranks.shape[rid]!);
+/**
+ * The food's score can be no better (lower) than its static part less this bonus bound, less
+ * the most its name's placements give placed slots, plus the other slots' best parts and the
+ * placed ones' largest offsets (`pageReading`).
+ */
+function staticBound(rid: number, ranks: FoodRanks, key: OrderKey): number {
+  const shape = ranks.shape[rid]!;
+  const bound = ranks.staticPart[rid]! - coverageBonus(key.cover, shape);
+  return key.together === undefined ? bound : bound - placementMost(shape, key.together);
+}
+
+const [HEAD, HEAD_SEGMENT, SECOND_SEGMENT, LATER_SEGMENT, OUTSIDE_NAME] = WEIGHTS.placement;
+
+/**
+ * The most placement weight `together` groups of slots (largest first; a group's slots take
+ * one word) can take from a food of this shape (ranking.ts packShape): the name's placements,
+ * best first, to the largest groups, a word to a group. Counted from the shape, never fewer or
+ * worse than the name has: the head (two heads when the second segment counts no word: a
+ * class's food, `Cheese, cheddar`, has its kind at the head too, build.ts), the rest of the
+ * first segment, the second segment's words, the name's other words, then a field outside it.
+ */
+export function placementMost(shape: number, together: readonly number[]): number {
+  const first = shape & 255;
+  const second = (shape >>> 8) & 255;
+  const words = shape >>> 24;
+  let most = 0;
+  let g = 0;
+  const take = (count: number, weight: number): void => {
+    for (; count > 0 && g < together.length; count--) most += together[g++]! * weight;
+  };
+  if (first > 0) {
+    take(second === 0 ? 2 : 1, HEAD);
+    take(first - 1, HEAD_SEGMENT);
+  }
+  take(second, SECOND_SEGMENT);
+  take(words - first - second, LATER_SEGMENT);
+  take(together.length, OUTSIDE_NAME);
+  return most;
 }
 
 /**
@@ -228,7 +293,7 @@ interface RidBounds {
   readonly steps: Uint8Array;
 }
 
-/** Bound orders per ranks and cover bound (fullCover: its value is the key). */
+/** Bound orders per ranks and order key (`orderKey`). */
 const orders = new WeakMap<FoodRanks, Map<number, BoundOrder>>();
 const ORDERED_UNITS = 4;
 const ALL_UNITS = 255;
@@ -243,10 +308,10 @@ const ALL_UNITS = 255;
  * word's completions, read with its name's bonus counted, made `fat co*` read ~4 times the foods.
  */
 export function boundOrder(ranks: FoodRanks, most: CoverBound): BoundOrder {
-  const cover = fullCover(most);
-  let byCover = orders.get(ranks);
-  if (byCover === undefined) orders.set(ranks, (byCover = new Map<number, BoundOrder>()));
-  let order = byCover.get(cover);
+  const key = orderKey(most);
+  let byKey = orders.get(ranks);
+  if (byKey === undefined) orders.set(ranks, (byKey = new Map<number, BoundOrder>()));
+  let order = byKey.get(key.key);
   if (order === undefined) {
     const n = ranks.place.length;
     let foods = 0;
@@ -256,10 +321,10 @@ export function boundOrder(ranks: FoodRanks, most: CoverBound): BoundOrder {
     for (let rid = 0, k = 0; rid < n; rid++) {
       if (ranks.place[rid] === NO_PLACE) continue;
       rids[k] = rid;
-      bound[k++] = staticBound(rid, ranks, cover);
+      bound[k++] = staticBound(rid, ranks, key);
     }
     order = { ...byBound(rids, bound, boundOrderMax()), ...ridBounds(rids, bound, n) };
-    byCover.set(cover, order);
+    byKey.set(key.key, order);
   }
   return order;
 }
@@ -282,7 +347,7 @@ function ridBounds(rids: Uint32Array, bound: Int32Array, ridLimit: number): { by
 
 /** The catalogue's bound order for these slots when it has been made (`boundOrder` makes it). */
 function madeOrder(ranks: FoodRanks, most: CoverBound): BoundOrder | undefined {
-  return orders.get(ranks)?.get(fullCover(most));
+  return orders.get(ranks)?.get(orderKey(most).key);
 }
 
 /**
@@ -322,7 +387,7 @@ export function boundFirstPage(slots: readonly UnionSlot[], most: CoverBound, de
     return { rids: top.sorted(), total };
   }
   const test = (fromNames ? names : bits).slice();
-  const page = pageReading(top, prepared, ranks, named);
+  const page = pageReading(top, prepared, ranks, named, most);
   const order = boundOrder(ranks, most);
   // The catalogue's order is read only while that has cost less than sorting the foods to read
   // by bound would (ski rental: never more than twice the cheaper of the two); then the rest
@@ -348,7 +413,7 @@ export function boundFirstPage(slots: readonly UnionSlot[], most: CoverBound, de
 export function candidatesPage(slots: readonly UnionSlot[], candidates: Uint32Array, named: number, most: CoverBound, depth: number, ranks: FoodRanks): number[] {
   const ridLimit = ranks.place.length;
   const top = new TopFoods(depth, ranks.place);
-  const page = pageReading(top, slots.map((slot) => prepare(slot, ridLimit)), ranks, named);
+  const page = pageReading(top, slots.map((slot) => prepare(slot, ridLimit)), ranks, named, most);
   readInOrder(page, candidatesByBound(candidates, ranks, most, -Infinity, madeOrder(ranks, most)?.byRid), [], Infinity);
   return top.sorted();
 }
@@ -393,9 +458,14 @@ function expectedMatches(slots: readonly UnionSlot[], ridLimit: number): number 
   return expected;
 }
 
-function pageReading(top: TopFoods, prepared: readonly Prepared[], ranks: FoodRanks, named: number): PageReading {
+function pageReading(top: TopFoods, prepared: readonly Prepared[], ranks: FoodRanks, named: number, most: CoverBound): PageReading {
+  // A placed slot's placement is in the order's bounds (`staticBound`), its offset here.
+  const placed = orderKey(most).together === undefined ? undefined : most.placed?.mostOffset;
   let best = 0;
-  for (const s of prepared) best += s.bestPart;
+  for (let i = 0; i < prepared.length; i++) {
+    const offset = placed?.[i];
+    best += offset === undefined ? prepared[i]!.bestPart : -offset;
+  }
   return { top, prepared, entries: new Float64Array(prepared.length), ranks, best, named, namedRead: 0 };
 }
 
@@ -466,7 +536,7 @@ let boundScratch = new Int32Array(1024);
  */
 function matchesByBound(test: readonly Uint32Array[], ranks: FoodRanks, most: CoverBound, from: number, byRid?: RidBounds): BoundOrder {
   // The same bound as `boundOrder`'s for these slots.
-  const cover = fullCover(most);
+  const key = orderKey(most);
   const least = byRid?.least ?? 0;
   const steps = byRid?.steps;
   let n = 0;
@@ -476,7 +546,7 @@ function matchesByBound(test: readonly Uint32Array[], ranks: FoodRanks, most: Co
     for (let s = 1; s < test.length && x !== 0; s++) x &= test[s]![w]!;
     for (; x !== 0; x &= x - 1) {
       const rid = (w << 5) | (31 - Math.clz32(x & -x));
-      const b = steps === undefined ? staticBound(rid, ranks, cover) : least + steps[rid]!;
+      const b = steps === undefined ? staticBound(rid, ranks, key) : least + steps[rid]!;
       if (b < from) continue;
       if (n === foundScratch.length) {
         foundScratch = grown(foundScratch, new Uint32Array(2 * n));
@@ -491,7 +561,7 @@ function matchesByBound(test: readonly Uint32Array[], ranks: FoodRanks, most: Co
 
 /** The `candidates` (rids ascending) whose bound is `from` or more, as a `BoundOrder` (bounds read from `byRid` when given). */
 function candidatesByBound(candidates: Uint32Array, ranks: FoodRanks, most: CoverBound, from: number, byRid?: RidBounds): BoundOrder {
-  const cover = fullCover(most);
+  const key = orderKey(most);
   const least = byRid?.least ?? 0;
   const steps = byRid?.steps;
   if (foundScratch.length < candidates.length) {
@@ -501,7 +571,7 @@ function candidatesByBound(candidates: Uint32Array, ranks: FoodRanks, most: Cove
   let n = 0;
   for (let k = 0; k < candidates.length; k++) {
     const rid = candidates[k]!;
-    const b = steps === undefined ? staticBound(rid, ranks, cover) : least + steps[rid]!;
+    const b = steps === undefined ? staticBound(rid, ranks, key) : least + steps[rid]!;
     if (b < from) continue;
     foundScratch[n] = rid;
     boundScratch[n++] = b;

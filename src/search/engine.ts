@@ -1,7 +1,7 @@
 import { envInteger } from '../config.js';
 import { fold, queryWords, type QueryWord } from '../domain/text.js';
 import type { FoodQuery } from '../store/catalog-store.js';
-import { boundFirstPage, boundOrder, candidatesPage, collectMax, drivenPage, type SlotPart, type UnionSlot } from './bound-first.js';
+import { boundFirstPage, boundOrder, candidatesPage, collectMax, drivenPage, type PlacedSlots, type SlotPart, type UnionSlot } from './bound-first.js';
 import { earlyTopMatches, matchingFoods, prepareBitmaps, scoreFoods } from './early-top.js';
 import { foodTest, type RecordRids } from './food-filters.js';
 import { nameOrderPage, type PrefixRun } from './name-order.js';
@@ -101,9 +101,13 @@ export class SearchEngine {
       const postings = index.postings(group);
       if (postings !== undefined) prepareBitmaps(postings, index.place.length);
     }
-    // The bound orders of one to three slots (bound-first.ts): ~20 ms each to make at
+    // The bound orders of one to three words (bound-first.ts; words that one word of a food
+    // may match all, `cheddar ch*`, share the order of their count): ~20 ms each to make at
     // 1,000,000 foods, 2 MiB each to keep (the best 262,144 foods' rids, every food's bound in a byte).
-    for (let units = 1; units <= 3; units++) boundOrder(index, { units, named: units });
+    for (const together of [[1], [2], [1, 1], [1, 1, 1], [2, 1]]) {
+      const units = together.reduce((sum, size) => sum + size, 0);
+      boundOrder(index, { units, named: units, placed: { together, mostOffset: [] } });
+    }
   }
 
   plan(words: readonly QueryWord[], nameOnly = false, anyOrder = false): Plan {
@@ -280,10 +284,10 @@ export class SearchEngine {
       if (unions === 0 && named !== undefined) {
         // With the name tier as large as the page, only its foods can enter it.
         const candidates = named >= depth ? common.named : common.rids;
-        if (candidates !== undefined) return { rids: candidatesPage(slots, candidates, named, { units, named: namedUnits }, depth, this.index), total: common.total };
+        if (candidates !== undefined) return { rids: candidatesPage(slots, candidates, named, { units, named: namedUnits, placed: placedSlots(plan.slots) }, depth, this.index), total: common.total };
       }
     }
-    return boundFirstPage(slots, { units, named: namedUnits }, depth, this.index, few);
+    return boundFirstPage(slots, { units, named: namedUnits, placed: placedSlots(plan.slots) }, depth, this.index, few);
   }
 
   /**
@@ -374,6 +378,38 @@ function oneTermChoices(slot: Slot): readonly Choice[] | undefined {
   const alternative = slot.alternatives[0]!;
   if (alternative.terms.length !== 1 || alternative.offset !== 0 || alternative.words !== 1) return undefined;
   return alternative.terms[0]!.choices;
+}
+
+/**
+ * The slots of one term of one word, whose values are a placement's weight plus a choice's
+ * offset (bound-first.ts `PlacedSlots`), grouped where one word may match several: slots that
+ * share a group of forms (`cooked coo*`), transitively.
+ */
+export function placedSlots(slots: readonly Slot[]): PlacedSlots | undefined {
+  const mostOffset = slots.map((slot) => {
+    const choices = oneTermChoices(slot);
+    return choices === undefined || choices.length === 0 ? undefined : Math.max(...choices.map((c) => c.offset));
+  });
+  const placed = slots.flatMap((_, i) => (mostOffset[i] === undefined ? [] : [i]));
+  if (placed.length === 0) return undefined;
+  const groups = slots.map((slot) => new Set(oneTermChoices(slot)?.map((c) => c.group)));
+  // Each placed slot's group of slots, by the first slot in it.
+  const root = slots.map((_, i) => i);
+  const find = (i: number): number => (root[i] === i ? i : (root[i] = find(root[i]!)));
+  for (const i of placed) {
+    for (const j of placed) {
+      if (j <= i || find(i) === find(j)) continue;
+      for (const g of groups[i]!) {
+        if (groups[j]!.has(g)) {
+          root[find(j)] = find(i);
+          break;
+        }
+      }
+    }
+  }
+  const sizes = new Map<number, number>();
+  for (const i of placed) sizes.set(find(i), (sizes.get(find(i)) ?? 0) + 1);
+  return { together: [...sizes.values()].sort((a, b) => b - a), mostOffset };
 }
 
 /** The folded key a prefix query matches names by (contract C3 `prefix`). */

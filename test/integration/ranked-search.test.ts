@@ -12,7 +12,8 @@ import { SCHEMA_VERSION } from '../../src/store/sqlite/schema.js';
 import { loadSearchIndex } from '../../src/store/sqlite/search-store.js';
 import { foodListRequest } from '../../src/query/requests.js';
 import { queryWords } from '../../src/domain/text.js';
-import { SearchEngine } from '../../src/search/engine.js';
+import { SearchEngine, placedSlots } from '../../src/search/engine.js';
+import { placementMost } from '../../src/search/bound-first.js';
 import { PLACEMENT, foodWords, type FoodHead, type Placement } from '../../src/search/food-text.js';
 import { MARK, nameMarks } from '../../src/search/food-words.js';
 import { formBit, prefixAlternatives } from '../../src/search/plan.js';
@@ -305,6 +306,45 @@ describe('the search data the importer writes', () => {
     const order = sql.prepare('SELECT rid FROM foods ORDER BY name_key, id').pluck().all() as number[];
     assert.deepEqual(order.map((rid) => index.place[rid]), order.map((_, i) => i));
     assert.equal(index.place.filter((p) => p !== NO_PLACE).length, texts.length);
+  });
+
+  test('no food\'s placements give a query\'s words more than its shape allows (bound-first.ts placementMost)', () => {
+    const index = engine.index;
+    const weights = new Map<number, number[]>();
+    for (let g = 0; g < index.vocabulary.groups; g++) {
+      const p = index.postings(g)!;
+      p.rids.forEach((rid, i) => {
+        let w = weights.get(rid);
+        if (w === undefined) weights.set(rid, (w = []));
+        w.push(WEIGHTS.placement[placementOf(p.codes[i]! >>> 1)]!);
+      });
+    }
+    // Groups of slots that one word may match together, largest first.
+    const ways = [[1], [1, 1], [1, 1, 1], [1, 1, 1, 1], [2], [2, 1], [2, 2], [3, 1], [2, 1, 1]];
+    let twoHeads = 0;
+    for (const [rid, w] of weights) {
+      w.sort((a, b) => b - a);
+      if (w[1] === WEIGHTS.placement[PLACEMENT.head]) twoHeads++;
+      for (const together of ways) {
+        // The most the food gives: the best placements to the largest groups, a word each.
+        const most = together.reduce((sum, size, i) => sum + size * (w[i] ?? 0), 0);
+        assert.ok(most <= placementMost(index.shape[rid]!, together), `food ${rid}, placements ${w.join(' ')}, groups ${together.join(' ')}: ${most} > ${placementMost(index.shape[rid]!, together)}`);
+      }
+    }
+    // A class's food named by its kind has two words at its head (build.ts).
+    assert.ok(twoHeads > 100, `${twoHeads} foods with two words at the head`);
+  });
+
+  test('words of a query that one word of a food may match are grouped (engine.ts placedSlots)', () => {
+    const together = (query: string): readonly number[] | undefined => placedSlots(engine.plan(queryWords(query)).slots)?.together;
+    assert.deepEqual(together('cheddar cheese'), [1, 1]);
+    assert.deepEqual(together('cheddar ch*'), [2]);
+    assert.deepEqual(together('raw cooked coo*'), [2, 1]);
+    // A typo's corrections, as a prefix's completions, may be the other word.
+    assert.deepEqual(together('chicken chiken'), [2]);
+    assert.deepEqual(together('ched* cheese ch*'), [3]);
+    // Synonyms: not placed.
+    assert.equal(together('soda'), undefined);
   });
 
   test('the stored first pages of common groups and prefixes are the reference order\'s', () => {
