@@ -261,18 +261,16 @@ export function placementMost(shape: number, together: readonly number[]): numbe
   const first = shape & 255;
   const second = (shape >>> 8) & 255;
   const words = shape >>> 24;
+  // Of each placement, how many words the name has at most.
+  const heads = first === 0 ? 0 : second === 0 ? 2 : 1;
+  const headSegment = Math.max(0, first - 1);
+  const later = Math.max(0, words - first - second);
   let most = 0;
-  let g = 0;
-  const take = (count: number, weight: number): void => {
-    for (; count > 0 && g < together.length; count--) most += together[g++]! * weight;
-  };
-  if (first > 0) {
-    take(second === 0 ? 2 : 1, HEAD);
-    take(first - 1, HEAD_SEGMENT);
+  for (let g = 0; g < together.length; g++) {
+    const weight = g < heads ? HEAD : g < heads + headSegment ? HEAD_SEGMENT : g < heads + headSegment + second ? SECOND_SEGMENT
+      : g < heads + headSegment + second + later ? LATER_SEGMENT : OUTSIDE_NAME;
+    most += together[g]! * weight;
   }
-  take(second, SECOND_SEGMENT);
-  take(words - first - second, LATER_SEGMENT);
-  take(together.length, OUTSIDE_NAME);
   return most;
 }
 
@@ -435,19 +433,20 @@ export function collectMax(): number {
 }
 
 /**
- * The most foods a catalogue's bound order holds (default 262,144; FOODLOOKUP_BOUND_ORDER_MAX,
+ * The most foods a catalogue's bound order holds (default 131,072; FOODLOOKUP_BOUND_ORDER_MAX,
  * which tests lower): a page read past them goes on from the foods collected (`matchesByBound`,
  * `candidatesByBound`), as one read past its budget does. At 1,000,000 foods the bench's
  * searches that read an order (scenarios 2, 12 and 13, 4,000 queries each) stopped within its
- * first 61,512 foods but for 15 of scenario 12's, the furthest at 185,833: each of the three
- * orders a server makes (engine.ts `warm`) holds ~1 MiB of rids instead of 4 (after warm-up,
- * ArrayBuffers 60.5 → 51.8 MiB), with the same answers and no change of time in process
- * (bench/engine-ab.ts). The bounds by rid (`byRid`) add 1 MiB an order back. A worker's peak
- * over the bench's scenarios moves by more than that from run to run: 236 and 238 MiB against
- * 244 and 247 in one alternated pair, 246 and 247 (with `byRid`) against 245 and 246 in another.
+ * first 106,191 foods, 8 of them past 65,536, since placed slots are bounded by a food's
+ * placements (`placementMost`; before, 98 past 65,536, 17 past 131,072, the furthest at 185,833
+ * when all orders held 262,144). Each of the five orders a server makes (engine.ts `warm`)
+ * holds 0.5 MiB of rids, and its bounds by rid (`byRid`) 1 MiB. Cut from whole (4 MiB of rids
+ * each) to 262,144 foods, three orders held 8.7 MiB less after warm-up; from 262,144 to
+ * 131,072, the answers and the time in process stayed the same (bench/engine-ab.ts,
+ * scenario 12, two rounds).
  */
 export function boundOrderMax(): number {
-  return envInteger('FOODLOOKUP_BOUND_ORDER_MAX', 1, 262_144);
+  return envInteger('FOODLOOKUP_BOUND_ORDER_MAX', 1, 131_072);
 }
 
 /** How many foods the slots would have in common were their foods independent: whether collecting the matches is likely to pay. */

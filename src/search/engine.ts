@@ -102,8 +102,8 @@ export class SearchEngine {
       if (postings !== undefined) prepareBitmaps(postings, index.place.length);
     }
     // The bound orders of one to three words (bound-first.ts; words that one word of a food
-    // may match all, `cheddar ch*`, share the order of their count): ~20 ms each to make at
-    // 1,000,000 foods, 2 MiB each to keep (the best 262,144 foods' rids, every food's bound in a byte).
+    // may match all, `cheddar ch*`, share the order of their count): 20-140 ms each to make at
+    // 1,000,000 foods (by the machine's state), 1.5 MiB each to keep (the best 131,072 foods' rids, every food's bound in a byte).
     for (const together of [[1], [2], [1, 1], [1, 1, 1], [2, 1]]) {
       const units = together.reduce((sum, size) => sum + size, 0);
       boundOrder(index, { units, named: units, placed: { together, mostOffset: [] } });
@@ -383,33 +383,38 @@ function oneTermChoices(slot: Slot): readonly Choice[] | undefined {
 /**
  * The slots of one term of one word, whose values are a placement's weight plus a choice's
  * offset (bound-first.ts `PlacedSlots`), grouped where one word may match several: slots that
- * share a group of forms (`cooked coo*`), transitively.
+ * share a group of forms (`cooked coo*`), transitively. Undefined with fewer than two: a
+ * single one takes no order of its own.
  */
 export function placedSlots(slots: readonly Slot[]): PlacedSlots | undefined {
-  const mostOffset = slots.map((slot) => {
-    const choices = oneTermChoices(slot);
-    return choices === undefined || choices.length === 0 ? undefined : Math.max(...choices.map((c) => c.offset));
+  const choices = slots.map(oneTermChoices);
+  const mostOffset = choices.map((of) => {
+    if (of === undefined || of.length === 0) return undefined;
+    let most = -Infinity;
+    for (const c of of) most = Math.max(most, c.offset);
+    return most;
   });
   const placed = slots.flatMap((_, i) => (mostOffset[i] === undefined ? [] : [i]));
-  if (placed.length === 0) return undefined;
-  const groups = slots.map((slot) => new Set(oneTermChoices(slot)?.map((c) => c.group)));
+  if (placed.length < 2) return undefined;
   // Each placed slot's group of slots, by the first slot in it.
   const root = slots.map((_, i) => i);
   const find = (i: number): number => (root[i] === i ? i : (root[i] = find(root[i]!)));
   for (const i of placed) {
     for (const j of placed) {
-      if (j <= i || find(i) === find(j)) continue;
-      for (const g of groups[i]!) {
-        if (groups[j]!.has(g)) {
-          root[find(j)] = find(i);
-          break;
-        }
-      }
+      if (j > i && find(i) !== find(j) && shareGroup(choices[i]!, choices[j]!)) root[find(j)] = find(i);
     }
   }
   const sizes = new Map<number, number>();
   for (const i of placed) sizes.set(find(i), (sizes.get(find(i)) ?? 0) + 1);
   return { together: [...sizes.values()].sort((a, b) => b - a), mostOffset };
+}
+
+/** Whether two slots' choices have a group of forms in common (a word, a prefix's hundreds of completions). */
+function shareGroup(a: readonly Choice[], b: readonly Choice[]): boolean {
+  const [few, many] = a.length <= b.length ? [a, b] : [b, a];
+  if (few.length === 1) return many.some((c) => c.group === few[0]!.group);
+  const groups = new Set(many.map((c) => c.group));
+  return few.some((c) => groups.has(c.group));
 }
 
 /** The folded key a prefix query matches names by (contract C3 `prefix`). */

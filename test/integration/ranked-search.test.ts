@@ -40,7 +40,7 @@ import type { FoodQuery } from '../../src/store/catalog-store.js';
  * default), early termination runs for words in more than 100 foods (20,000 by default) with
  * more than 30 in common (20,000), slots of more than 150 foods are wide (50,000), pages of
  * more than 60 candidates are read in the catalogue's bound order (16,384), which holds the
- * best 500 foods' bounds (262,144), so every path is taken on this small catalogue.
+ * best 500 foods' bounds (131,072), so every path is taken on this small catalogue.
  */
 process.env['FOODLOOKUP_RANKED_TOP_MIN'] = '40';
 process.env['FOODLOOKUP_EARLY_TOP_MIN'] = '100';
@@ -52,7 +52,7 @@ process.env['FOODLOOKUP_WIDE_SLOT'] = '150';
 process.env['FOODLOOKUP_BLOCK_UNION_MIN'] = '0';
 // Pages of more than 30 and at most 60 candidates are read from those collected, larger ones from the catalogue's bound order (16,384 by default).
 process.env['FOODLOOKUP_COLLECT_MAX'] = '60';
-// The bound order holds the foods of its best bounds up to 500 foods; a page read past them goes on from the matches collected (262,144 by default).
+// The bound order holds the foods of its best bounds up to 500 foods; a page read past them goes on from the matches collected (131,072 by default).
 process.env['FOODLOOKUP_BOUND_ORDER_MAX'] = '500';
 
 let dir: string;
