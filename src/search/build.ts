@@ -261,6 +261,8 @@ export function buildSearchData(source: SearchSource, out: SearchBlobWriter, opt
     // A class's food is named by its kind as by the class: the kind (the second segment's one
     // word) stands at the head and in the head segment, which the class word alone still
     // covers (`cheese` for `Cheese, cheddar`), and no longer in a second segment of its own.
+    // Its shape then counts no second segment: what bound-first.ts placementMost reads as a
+    // name that may have two words at its head.
     if (byKind) for (let j = from; j < n; j++) if ((pc[j]! >> 4) & 1) pc[j] = kindOf(PLACEMENT.head, ((pc[j]! >> 3) | 1) & ~2);
     const counts = new Array<number>(COUNTED_SEGMENTS).fill(0);
     let named = 0;
