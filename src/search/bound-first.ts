@@ -205,7 +205,7 @@ export interface CoverBound {
  * slot (synonyms, phrases), whose best part counts as it is. Such slots' values are bounded by
  * the placements a food's name has (`placementMost`), not each by a head's: a name has one or
  * two words at its head. Read in bound order, `and cooked coo*` passed over 135,747 foods and
- * scored 6,218 with every slot at the head; the bound 10 lower would have been 31,608 and 1,366.
+ * scored 6,218 with every slot at the head, 32,034 and 1,327 so bounded.
  */
 export interface PlacedSlots {
   /** The sizes of the groups of placed slots that one word of a food may match together, largest first. */
@@ -224,7 +224,7 @@ function orderKey(bound: CoverBound): OrderKey {
   if (bound.units > ORDERED_UNITS) return { cover: coverOfUnits(ALL_UNITS, ALL_UNITS), together: undefined, key: coverOfUnits(ALL_UNITS, ALL_UNITS) };
   const cover = coverOfUnits(bound.units, Math.min(bound.named, bound.units));
   // Placed slots that one word may match all (`cheddar ch*`) take the head a food has, as
-  // their best parts say: no order of their own (each order holds ~2 MiB).
+  // their best parts say: no order of their own (each order holds 1.5 MiB).
   const together = bound.placed !== undefined && bound.placed.together.length >= 2 ? bound.placed.together : undefined;
   // Sizes of at most ORDERED_UNITS slots, base 8, above the cover's 32 bits.
   let code = 0;
