@@ -322,6 +322,7 @@ describe('the search data the importer writes', () => {
     // Groups of slots that one word may match together, largest first.
     const ways = [[1], [1, 1], [1, 1, 1], [1, 1, 1, 1], [2], [2, 1], [2, 2], [3, 1], [2, 1, 1]];
     let twoHeads = 0;
+    let tight = 0;
     for (const [rid, w] of weights) {
       w.sort((a, b) => b - a);
       if (w[1] === WEIGHTS.placement[PLACEMENT.head]) twoHeads++;
@@ -330,9 +331,12 @@ describe('the search data the importer writes', () => {
         const most = together.reduce((sum, size, i) => sum + size * (w[i] ?? 0), 0);
         assert.ok(most <= placementMost(index.shape[rid]!, together), `food ${rid}, placements ${w.join(' ')}, groups ${together.join(' ')}: ${most} > ${placementMost(index.shape[rid]!, together)}`);
       }
+      if (placementMost(index.shape[rid]!, [1, 1]) === w[0]! + w[1]!) tight++;
     }
     // A class's food named by its kind has two words at its head (build.ts).
     assert.ok(twoHeads > 100, `${twoHeads} foods with two words at the head`);
+    // And the bound is the food's own for most foods, not merely a bound.
+    assert.ok(tight > weights.size / 2, `${tight} of ${weights.size} foods bounded exactly for two words`);
   });
 
   test('words of a query that one word of a food may match are grouped (engine.ts placedSlots)', () => {
@@ -343,8 +347,9 @@ describe('the search data the importer writes', () => {
     // A typo's corrections, as a prefix's completions, may be the other word.
     assert.deepEqual(together('chicken chiken'), [2]);
     assert.deepEqual(together('ched* cheese ch*'), [3]);
-    // Synonyms: not placed.
-    assert.equal(together('soda'), undefined);
+    // A word with synonyms is not placed; a word alone takes no order of its own.
+    assert.deepEqual(together('soda chicken breast'), [1, 1]);
+    assert.equal(together('soda chicken'), undefined);
   });
 
   test('the stored first pages of common groups and prefixes are the reference order\'s', () => {
