@@ -4,7 +4,8 @@
  * connection, then at 64), and the last one's c=1 requests split in the serving worker
  * (bench/request-split-hook.ts): wall time, the main thread's time on a core, the search
  * engine, lists loaded or made (the list cache's misses), page faults, the core taken by
- * another process or thread, garbage collections' pauses.
+ * another process or thread, garbage collections' pauses within it and since the previous
+ * response (a collection run as a task between requests delays the next one unseen).
  *
  *   node dist/bench/request-split.js [--db bench/.cache/catalog-1000000.db] [--only '^12 '] [--seconds 4] [--warm-seconds 1] [--slowest 12]
  *
@@ -87,12 +88,21 @@ const marks = trace.requests.flatMap((r, i) => (r.url === MARK ? [i] : []));
 if (marks.length < 2) throw new Error(`the worker's trace lacks the marks around the c=1 run (${marks.length} found)`);
 const run = trace.requests.slice(marks[marks.length - 2]! + 1, marks[marks.length - 1]);
 
-/** Milliseconds of collection pauses within a request. */
-const paused = (r: RequestParts): number => {
+/** Milliseconds of collection pauses between `from` and `to` (ms on the worker's clock). */
+const pausedBetween = (from: number, to: number): number => {
   let ms = 0;
-  for (const [start, duration] of trace.pauses) ms += Math.max(0, Math.min(r.start + r.wall, start + duration) - Math.max(r.start, start));
+  for (const [start, duration] of trace.pauses) ms += Math.max(0, Math.min(to, start + duration) - Math.max(from, start));
   return ms;
 };
+/** Within a request. */
+const paused = (r: RequestParts): number => pausedBetween(r.start, r.start + r.wall);
+/**
+ * Since the previous response went out, before the worker saw this request: at one connection
+ * the load generator sends it at once, so a collection V8 runs as a task between requests
+ * (a scavenge job, a marking step) delays it where the worker's own times cannot see it.
+ */
+const before = new Map(run.map((r, i) => [r, i === 0 ? 0 : pausedBetween(run[i - 1]!.start + run[i - 1]!.wall, r.start)]));
+const pausedBefore = (r: RequestParts): number => before.get(r)!;
 const parts: [string, (r: RequestParts) => number][] = [
   ['server (wall)', (r) => r.wall],
   ['main thread on a core', (r) => r.mainThread],
@@ -101,6 +111,7 @@ const parts: [string, (r: RequestParts) => number][] = [
   ['  of it outside the engine', (r) => Math.max(0, r.mainThread - r.engine)],
   ['main thread off its core', (r) => Math.max(0, r.wall - r.mainThread)],
   ['collection pauses', paused],
+  ['collection pauses before it', pausedBefore],
   ['minor page faults', (r) => r.faults],
   ['lists loaded/made', (r) => r.loads],
   ['involuntary switches', (r) => r.preempted],
