@@ -13,17 +13,30 @@ import { addressInUse, isAddressInUse, portProblem } from './listen-errors.js';
  * collection. At 1,000,000 foods that was ~100 MiB of garbage next to ~120 MiB of live data and
  * caches: the bench's peak private memory a worker was 291 MiB, and is 222-224 MiB with these
  * (bench/README.md); interleaved runs with and without them showed no throughput difference
- * beyond the machine's spread. `--single-threaded-gc`: a worker is one core's worth of work
- * (one a core, or one pinned), and V8's helper threads for marking and scavenging then take
- * that core from the worker's own thread in the middle of a collection; at 1,000,000 foods,
- * one worker pinned to one core, fts cold c=64 max 114 → 78 ms and p99 5.11 → 4.71 ms, type-ahead
- * after words c=1 p99 5.45 → 3.92 ms (partial bench runs of the same hour; the full run is in
- * bench/README.md). A collection on the worker's thread
- * alone takes longer, and the old generation held ~10 MiB more at its peak over the bench's
- * scenarios (255 MiB with growth to 1.5 × the live heap): it grows to 1.4 ×.
+ * beyond the machine's spread. Collections on the worker's thread but for sweeping (what
+ * `--single-threaded-gc` sets, with concurrent sweeping left on): a worker is one core's work
+ * (one a core, or one pinned), and V8's helper threads for marking and scavenging then take that
+ * core from the worker's own thread in the middle of a collection; at 1,000,000 foods, one worker
+ * pinned to one core, fts cold c=64 max 114 → 78 ms and p99 5.11 → 4.71 ms, type-ahead after
+ * words c=1 p99 5.45 → 3.92 ms (partial bench runs of the same hour; the full run is in
+ * bench/README.md). A collection on the worker's thread alone takes longer, and the old
+ * generation held ~10 MiB more at its peak over the bench's scenarios (255 MiB with growth to
+ * 1.5 × the live heap): it grows to 1.4 ×. Sweeping is the exception: without a thread of its
+ * own, the pages a full collection left were swept all at once on the worker's thread when the
+ * next marking started or a deoptimisation needed the heap swept (`perf` on the worker:
+ * `Heap::EnsureSweepingCompleted`), ~96 ms at 1,000,000 foods on a slow machine, and under
+ * type-ahead search a full collection comes about every second: one request of 75-133 ms in
+ * each c=1 run of type-ahead after words, against at most 27 ms with sweeping beside it
+ * (bench/README.md).
  * `foodlookup start` (the bundled data) serves in its own process.
  */
-export const SERVING_V8_FLAGS: readonly string[] = ['--max-semi-space-size=4', '--heap-growing-percent=40', '--single-threaded-gc'];
+export const SERVING_V8_FLAGS: readonly string[] = [
+  '--max-semi-space-size=4', '--heap-growing-percent=40',
+  // What `--single-threaded-gc` sets but --no-concurrent-sweeping (all of it: with cppheap's
+  // concurrent marking left on, V8 aborted in its first full collection).
+  '--no-concurrent-marking', '--no-cppheap-concurrent-marking', '--no-parallel-marking', '--no-parallel-scavenge',
+  '--no-parallel-compaction', '--no-parallel-pointer-update', '--no-concurrent-array-buffer-sweeping',
+];
 
 /**
  * glibc malloc settings of the serving processes, where the environment sets none of its own

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
 import { SERVING_V8_FLAGS, servingExecArgv } from '../../src/cli/serve.js';
 
@@ -7,7 +8,19 @@ test('the serving V8 flags are added after node’s own arguments', () => {
 });
 
 test('a flag the user set, in any spelling, is theirs', () => {
-  const argv = servingExecArgv('--max-semi-space-size=8', ['--no-single_threaded_gc', '--heap_growing_percent=100']);
-  assert.deepEqual(argv, ['--no-single_threaded_gc', '--heap_growing_percent=100']);
-  assert.ok(!servingExecArgv('', ['--single-threaded-gc']).slice(1).includes('--single-threaded-gc'), 'not given twice');
+  const argv = servingExecArgv('--max-semi-space-size=8', ['--concurrent_marking', '--heap_growing_percent=100']);
+  const ours = SERVING_V8_FLAGS.filter((flag) => !/^--(max-semi-space-size|heap-growing-percent|no-concurrent-marking)\b/.test(flag));
+  assert.deepEqual(argv, ['--concurrent_marking', '--heap_growing_percent=100', ...ours]);
+  assert.ok(!servingExecArgv('', ['--no-parallel-scavenge']).slice(1).includes('--no-parallel-scavenge'), 'not given twice');
+});
+
+test('the collection flags are what --single-threaded-gc sets, but for concurrent sweeping, in this node', () => {
+  const values = (flags: readonly string[]): Set<string> =>
+    new Set(execFileSync(process.execPath, [...flags, '--print-flag-values', '-e', '0'], { encoding: 'utf8' }).split('\n'));
+  const ours = values(SERVING_V8_FLAGS);
+  const single = values(['--max-semi-space-size=4', '--heap-growing-percent=40', '--single-threaded-gc']);
+  const onlyOurs = [...ours].filter((flag) => !single.has(flag)).sort();
+  const onlySingle = [...single].filter((flag) => !ours.has(flag)).sort();
+  assert.deepEqual(onlyOurs, ['--concurrent-sweeping', '--no-single-threaded-gc']);
+  assert.deepEqual(onlySingle, ['--no-concurrent-sweeping', '--single-threaded-gc']);
 });
