@@ -30,13 +30,16 @@ import { addressInUse, isAddressInUse, portProblem } from './listen-errors.js';
  * (bench/README.md).
  * `foodlookup start` (the bundled data) serves in its own process.
  */
-export const SERVING_V8_FLAGS: readonly string[] = [
-  '--max-semi-space-size=4', '--heap-growing-percent=40',
-  // What `--single-threaded-gc` sets but --no-concurrent-sweeping (all of it: with cppheap's
-  // concurrent marking left on, V8 aborted in its first full collection).
+/**
+ * What `--single-threaded-gc` sets but --no-concurrent-sweeping: one setting, given whole or not
+ * at all (with cppheap's concurrent marking left on, V8 aborted in its first full collection).
+ */
+const COLLECTION_FLAGS: readonly string[] = [
   '--no-concurrent-marking', '--no-cppheap-concurrent-marking', '--no-parallel-marking', '--no-parallel-scavenge',
   '--no-parallel-compaction', '--no-parallel-pointer-update', '--no-concurrent-array-buffer-sweeping',
 ];
+
+export const SERVING_V8_FLAGS: readonly string[] = ['--max-semi-space-size=4', '--heap-growing-percent=40', ...COLLECTION_FLAGS];
 
 /**
  * glibc malloc settings of the serving processes, where the environment sets none of its own
@@ -58,11 +61,13 @@ function servingEnv(): Record<string, string> {
 /**
  * node's arguments for the serving processes: `execArgv` (node's own of this process) and each
  * SERVING_V8_FLAGS flag the user did not set, in either spelling (`--x`/`--no-x`, `-`/`_`), in
- * `nodeOptions` or `execArgv`.
+ * `nodeOptions` or `execArgv`. The collection flags go together: none of them when the user set
+ * any, or `--single-threaded-gc` either way (the setting earlier versions gave).
  */
 export function servingExecArgv(nodeOptions = process.env['NODE_OPTIONS'] ?? '', execArgv: readonly string[] = process.execArgv): string[] {
   const given = new Set(`${nodeOptions} ${execArgv.join(' ')}`.split(/\s+/).map(flagName));
-  return [...execArgv, ...SERVING_V8_FLAGS.filter((flag) => !given.has(flagName(flag)))];
+  const collectionGiven = given.has('single-threaded-gc') || COLLECTION_FLAGS.some((flag) => given.has(flagName(flag)));
+  return [...execArgv, ...SERVING_V8_FLAGS.filter((flag) => !given.has(flagName(flag)) && !(collectionGiven && COLLECTION_FLAGS.includes(flag)))];
 }
 
 /** A V8 flag's name without its value, `no-` or dashes: `--no-single_threaded-gc` → `single-threaded-gc`. */

@@ -8,10 +8,14 @@ test('the serving V8 flags are added after node’s own arguments', () => {
 });
 
 test('a flag the user set, in any spelling, is theirs', () => {
-  const argv = servingExecArgv('--max-semi-space-size=8', ['--concurrent_marking', '--heap_growing_percent=100']);
-  const ours = SERVING_V8_FLAGS.filter((flag) => !/^--(max-semi-space-size|heap-growing-percent|no-concurrent-marking)\b/.test(flag));
-  assert.deepEqual(argv, ['--concurrent_marking', '--heap_growing_percent=100', ...ours]);
-  assert.ok(!servingExecArgv('', ['--no-parallel-scavenge']).slice(1).includes('--no-parallel-scavenge'), 'not given twice');
+  const argv = servingExecArgv('--max-semi-space-size=8', ['--no-single_threaded_gc', '--heap_growing_percent=100']);
+  assert.deepEqual(argv, ['--no-single_threaded_gc', '--heap_growing_percent=100']);
+  assert.ok(!servingExecArgv('', ['--single-threaded-gc']).slice(1).includes('--no-parallel-scavenge'), 'the collection flags are theirs then');
+});
+
+test('the collection flags go together: one of them set by the user leaves out the rest', () => {
+  assert.deepEqual(servingExecArgv('--concurrent_marking', []), ['--max-semi-space-size=4', '--heap-growing-percent=40']);
+  assert.deepEqual(servingExecArgv('', ['--no-parallel-scavenge']), ['--no-parallel-scavenge', '--max-semi-space-size=4', '--heap-growing-percent=40']);
 });
 
 test('the collection flags are what --single-threaded-gc sets, but for concurrent sweeping, in this node', () => {
