@@ -13,32 +13,66 @@ export interface DictionaryRows {
 }
 
 /**
+ * Records of one kind held as their JSON texts by id, each one flat string: every food response
+ * embeds its brand's and category's JSON, and the objects are parsed from it when asked for.
+ * Held as objects beside texts, the 23,000 brands and categories of the bench's 1,000,000-food
+ * catalogue were ~265,000 of a worker's ~480,000 heap objects (strings, ropes of JSON
+ * parts, objects, boxed times), and every full collection marks them all; as texts they are
+ * ~46,000.
+ */
+class RecordTexts<T> {
+  private readonly at = new Map<string, number>();
+  private readonly texts: string[] = [];
+  private readonly modified: number[] = [];
+
+  add(id: string, record: T, lastModified: number): void {
+    this.at.set(id, this.texts.length);
+    // JSON.stringify returns a rope of parts; decoded from its UTF-8 bytes it is one string.
+    this.texts.push(Buffer.from(JSON.stringify(record)).toString());
+    this.modified.push(lastModified);
+  }
+
+  json(id: string): string | undefined {
+    const i = this.at.get(id);
+    return i === undefined ? undefined : this.texts[i];
+  }
+
+  value(id: string): T | undefined {
+    const json = this.json(id);
+    return json === undefined ? undefined : JSON.parse(json) as T;
+  }
+
+  stamped(id: string): Stamped<T> | undefined {
+    const i = this.at.get(id);
+    return i === undefined ? undefined : { value: JSON.parse(this.texts[i]!) as T, lastModified: this.modified[i]! };
+  }
+}
+
+/**
  * Brands, categories and tags of one catalogue version, held in memory: every food response
  * embeds them, and they are few next to the foods. Made again when the version moves. What
  * the search engine asks beyond record rids (the category closure, the foods of
  * classifications and barcodes: RecordRids) each store answers its own way.
  */
 export class CatalogDictionary implements FoodContext, FoodJsonContext, Pick<RecordRids, 'brandRid' | 'tagRid' | 'limits'> {
-  readonly brands = new Map<string, Stamped<Brand>>();
+  private readonly brands = new RecordTexts<Brand>();
   /** Rids by id, for the in-memory filters (food-filters.ts). */
   private readonly brandRids = new Map<string, number>();
   private readonly tagRids = new Map<string, number>();
   readonly limits = { brand: 0, category: 0, tag: 0 };
-  readonly categories = new Map<string, Stamped<Category>>();
+  private readonly categories = new RecordTexts<Category>();
   readonly tagsById = new Map<string, Stamped<Tag> & { order: number }>();
-  /** Serialised once per record and version, one map per kind: keys are bare ids, no per-call concatenation. */
-  private readonly brandText = new Map<string, string>();
-  private readonly categoryText = new Map<string, string>();
+  /** Serialised once per tag and version: tag lists are joined from them (tagsJson). */
   private readonly tagText = new Map<string, { json: string; order: number }>();
 
   constructor(readonly state: CatalogState, rows: DictionaryRows) {
     for (const row of rows.brands) {
-      this.brands.set(row.id, { value: brandRowToBrand(row), lastModified: row.updated_at });
+      this.brands.add(row.id, brandRowToBrand(row), row.updated_at);
       this.brandRids.set(row.id, row.rid);
       this.limits.brand = Math.max(this.limits.brand, row.rid + 1);
     }
     for (const row of rows.categories) {
-      this.categories.set(row.id, { value: categoryRowToCategory(row), lastModified: row.updated_at });
+      this.categories.add(row.id, categoryRowToCategory(row), row.updated_at);
       this.limits.category = Math.max(this.limits.category, row.rid + 1);
     }
     let order = 0;
@@ -61,11 +95,20 @@ export class CatalogDictionary implements FoodContext, FoodJsonContext, Pick<Rec
   }
 
   brand(id: string): Brand | undefined {
-    return this.brands.get(id)?.value;
+    return this.brands.value(id);
   }
 
   category(id: string): Category | undefined {
-    return this.categories.get(id)?.value;
+    return this.categories.value(id);
+  }
+
+  /** A brand with its last-modified time, for the record's own response. */
+  stampedBrand(id: string): Stamped<Brand> | undefined {
+    return this.brands.stamped(id);
+  }
+
+  stampedCategory(id: string): Stamped<Category> | undefined {
+    return this.categories.stamped(id);
   }
 
   tags(ids: readonly string[]): Tag[] {
@@ -73,22 +116,12 @@ export class CatalogDictionary implements FoodContext, FoodJsonContext, Pick<Rec
     return found.sort((a, b) => a.order - b.order).map((t) => t.value);
   }
 
-  /** A record's JSON, serialised on first use in this version. */
-  private static text(texts: Map<string, string>, id: string, record: object | undefined): string | undefined {
-    let text = texts.get(id);
-    if (text === undefined && record !== undefined) {
-      text = JSON.stringify(record);
-      texts.set(id, text);
-    }
-    return text;
-  }
-
   brandJson(id: string): string | undefined {
-    return this.brandText.get(id) ?? CatalogDictionary.text(this.brandText, id, this.brand(id));
+    return this.brands.json(id);
   }
 
   categoryJson(id: string): string | undefined {
-    return this.categoryText.get(id) ?? CatalogDictionary.text(this.categoryText, id, this.category(id));
+    return this.categories.json(id);
   }
 
   /**

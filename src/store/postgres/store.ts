@@ -430,11 +430,11 @@ export class PostgresCatalogStore implements CatalogStore {
   }
 
   async brand(id: string): Promise<Stamped<Brand> | undefined> {
-    return (await this.ready()).dictionary.brands.get(normaliseId(id));
+    return (await this.ready()).dictionary.stampedBrand(normaliseId(id));
   }
 
   async category(id: string): Promise<Stamped<Category> | undefined> {
-    return (await this.ready()).dictionary.categories.get(normaliseId(id));
+    return (await this.ready()).dictionary.stampedCategory(normaliseId(id));
   }
 
   async tag(id: string): Promise<Stamped<Tag> | undefined> {

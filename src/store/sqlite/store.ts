@@ -290,11 +290,11 @@ export class SqliteCatalogStore implements CatalogStore {
   }
 
   brand(id: string): Promise<Stamped<Brand> | undefined> {
-    return Promise.resolve(this.current().brands.get(normaliseId(id)));
+    return Promise.resolve(this.current().stampedBrand(normaliseId(id)));
   }
 
   category(id: string): Promise<Stamped<Category> | undefined> {
-    return Promise.resolve(this.current().categories.get(normaliseId(id)));
+    return Promise.resolve(this.current().stampedCategory(normaliseId(id)));
   }
 
   tag(id: string): Promise<Stamped<Tag> | undefined> {
