@@ -12,14 +12,14 @@ import { addressInUse, isAddressInUse, portProblem } from './listen-errors.js';
  * to 32 MiB, and its old generation to about four times the live heap before a full
  * collection. At 1,000,000 foods that was ~100 MiB of garbage next to ~120 MiB of live data and
  * caches: the bench's peak private memory a worker was 291 MiB, and is 222-224 MiB with these
- * (bench/README.md); interleaved runs with and without them showed no throughput difference
+ * (in `git log -p bench/README.md`); interleaved runs with and without them showed no throughput difference
  * beyond the machine's spread. Collections on the worker's thread but for sweeping (what
  * `--single-threaded-gc` sets, with concurrent sweeping left on): a worker is one core's work
  * (one a core, or one pinned), and V8's helper threads for marking and scavenging then take that
  * core from the worker's own thread in the middle of a collection; at 1,000,000 foods, one worker
  * pinned to one core, fts cold c=64 max 114 → 78 ms and p99 5.11 → 4.71 ms, type-ahead after
  * words c=1 p99 5.45 → 3.92 ms (partial bench runs of the same hour; the full run is in
- * bench/README.md). A collection on the worker's thread alone takes longer, and the old
+ * `git log -p bench/README.md`). A collection on the worker's thread alone takes longer, and the old
  * generation held ~10 MiB more at its peak over the bench's scenarios (255 MiB with growth to
  * 1.5 × the live heap): it grows to 1.4 ×. Sweeping is the exception: without a thread of its
  * own, the pages a full collection left were swept all at once on the worker's thread when the

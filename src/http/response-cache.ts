@@ -20,7 +20,7 @@ function fingerprint(key: string): number {
  * A response is stored when its request comes for the second time (`admit`), as TinyLFU's
  * doorkeeper admits: requests asked once, the bulk of search traffic's long tail, were stored
  * answer by answer (~23 KB each at 1,000,000 foods), pushed out the answers that repeat, and
- * left V8 a Buffer to reclaim for each. On cold full-text traffic (bench/README.md) that was
+ * left V8 a Buffer to reclaim for each. On cold full-text traffic (`git log -p bench/README.md`) that was
  * ~35 MiB of a serving process's private memory and half of its full collections.
  */
 export class ResponseCache {
