@@ -24,12 +24,19 @@ class RecordTexts<T> {
   private readonly at = new Map<string, number>();
   private readonly texts: string[] = [];
   private readonly modified: number[] = [];
+  private readonly rids: number[] = [];
 
-  add(id: string, record: T, lastModified: number): void {
+  add(id: string, rid: number, record: T, lastModified: number): void {
     this.at.set(id, this.texts.length);
+    this.rids.push(rid);
     // JSON.stringify returns a rope of parts; decoded from its UTF-8 bytes it is one string.
     this.texts.push(Buffer.from(JSON.stringify(record)).toString());
     this.modified.push(lastModified);
+  }
+
+  rid(id: string): number | undefined {
+    const i = this.at.get(id);
+    return i === undefined ? undefined : this.rids[i];
   }
 
   json(id: string): string | undefined {
@@ -56,8 +63,7 @@ class RecordTexts<T> {
  */
 export class CatalogDictionary implements FoodContext, FoodJsonContext, Pick<RecordRids, 'brandRid' | 'tagRid' | 'limits'> {
   private readonly brands = new RecordTexts<Brand>();
-  /** Rids by id, for the in-memory filters (food-filters.ts). */
-  private readonly brandRids = new Map<string, number>();
+  /** Tag rids by id, for the in-memory filters (food-filters.ts); a brand's is in `brands`. */
   private readonly tagRids = new Map<string, number>();
   readonly limits = { brand: 0, category: 0, tag: 0 };
   private readonly categories = new RecordTexts<Category>();
@@ -67,12 +73,11 @@ export class CatalogDictionary implements FoodContext, FoodJsonContext, Pick<Rec
 
   constructor(readonly state: CatalogState, rows: DictionaryRows) {
     for (const row of rows.brands) {
-      this.brands.add(row.id, brandRowToBrand(row), row.updated_at);
-      this.brandRids.set(row.id, row.rid);
+      this.brands.add(row.id, row.rid, brandRowToBrand(row), row.updated_at);
       this.limits.brand = Math.max(this.limits.brand, row.rid + 1);
     }
     for (const row of rows.categories) {
-      this.categories.add(row.id, categoryRowToCategory(row), row.updated_at);
+      this.categories.add(row.id, row.rid, categoryRowToCategory(row), row.updated_at);
       this.limits.category = Math.max(this.limits.category, row.rid + 1);
     }
     let order = 0;
@@ -87,7 +92,7 @@ export class CatalogDictionary implements FoodContext, FoodJsonContext, Pick<Rec
   }
 
   brandRid(id: string): number | undefined {
-    return this.brandRids.get(id);
+    return this.brands.rid(id);
   }
 
   tagRid(id: string): number | undefined {
