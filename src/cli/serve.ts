@@ -7,6 +7,29 @@ import { listenClusterMetrics } from '../http/metrics.js';
 import { addressInUse, isAddressInUse, portProblem } from './listen-errors.js';
 
 /**
+ * What `--single-threaded-gc` sets but --no-concurrent-sweeping: one setting, given whole or not
+ * at all (with cppheap's concurrent marking left on, V8 aborted in its first full collection).
+ */
+export const COLLECTION_FLAGS: readonly string[] = [
+  '--no-concurrent-marking', '--no-cppheap-concurrent-marking', '--no-parallel-marking', '--no-parallel-scavenge',
+  '--no-parallel-compaction', '--no-parallel-pointer-update', '--no-concurrent-array-buffer-sweeping',
+];
+
+/**
+ * Array builtins (map, every, filter, forEach…) called as builtins, not inlined into optimised
+ * code: inlined, they are specialised to the elements kind of the arrays met so far, and the
+ * search engine's small per-query arrays hold Smis, doubles, `undefined` or holes as queries
+ * vary. A kind first met thousands of searches after a start still deoptimised the function it
+ * reached, compiled again on the worker's one core in the middle of requests. At 1,000,000
+ * foods, over 6,000 searches that followed 4,500 others: compiler time 298 ms against 928,
+ * deoptimisations 7 against 28; the engine's CPU a search the same in process (scenario 12, mean
+ * 0.30-0.32 ms either way); the main thread's time off its core at c=1 p99 1.36-2.52 ms in four
+ * of five alternated runs of type-ahead after words (4.69 in one on a slow moment), against
+ * 2.30-4.58 (bench/README.md, "The main thread off its core").
+ */
+const COMPILER_FLAGS: readonly string[] = ['--no-turbo-inline-array-builtins'];
+
+/**
  * V8 settings of the serving processes, where the user gave none of their own (in NODE_OPTIONS
  * or node's arguments). V8's defaults suit batch work: a busy server's young generation grows
  * to 32 MiB, and its old generation to about four times the live heap before a full
@@ -30,29 +53,6 @@ import { addressInUse, isAddressInUse, portProblem } from './listen-errors.js';
  * (bench/README.md).
  * `foodlookup start` (the bundled data) serves in its own process.
  */
-/**
- * What `--single-threaded-gc` sets but --no-concurrent-sweeping: one setting, given whole or not
- * at all (with cppheap's concurrent marking left on, V8 aborted in its first full collection).
- */
-export const COLLECTION_FLAGS: readonly string[] = [
-  '--no-concurrent-marking', '--no-cppheap-concurrent-marking', '--no-parallel-marking', '--no-parallel-scavenge',
-  '--no-parallel-compaction', '--no-parallel-pointer-update', '--no-concurrent-array-buffer-sweeping',
-];
-
-/**
- * Array builtins (map, every, filter, forEach…) called as builtins, not inlined into optimised
- * code: inlined, they are specialised to the elements kind of the arrays met so far, and the
- * search engine's small per-query arrays hold Smis, doubles, `undefined` or holes as queries
- * vary. A kind first met thousands of searches after a start still deoptimised the function it
- * reached, compiled again on the worker's one core in the middle of requests. At 1,000,000
- * foods, over 6,000 searches that followed 4,500 others: compiler time 298 ms against 928,
- * deoptimisations 7 against 28; the engine's CPU a search the same in process (scenario 12, mean
- * 0.30-0.32 ms either way); the main thread's time off its core at c=1 p99 1.36-2.52 ms in four
- * of five alternated runs of type-ahead after words (4.69 in one on a slow moment), against
- * 2.30-4.58 (bench/README.md, "The main thread off its core").
- */
-const COMPILER_FLAGS: readonly string[] = ['--no-turbo-inline-array-builtins'];
-
 export const SERVING_V8_FLAGS: readonly string[] = ['--max-semi-space-size=4', '--heap-growing-percent=40', ...COMPILER_FLAGS, ...COLLECTION_FLAGS];
 
 /**
