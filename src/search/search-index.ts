@@ -74,17 +74,15 @@ const madeKey = (key: string): string => `m${key}`;
  * traffic asks for again stays. A dropped list costs its reload (a wide prefix's rest is a blob
  * of 0.5-3 MB, read into new memory that faults in page by page) and, until V8's next full
  * collection, its memory: V8 counts ArrayBuffers allocated since then against the old
- * generation's limit, so the churn also paces the full collections of the whole heap. At
- * 1,000,000 foods, type-ahead after words at 64 connections (3,000 searches): with 52 MiB,
- * 12-13 full collections and 21-22 page faults a search; 68 MiB, 7 and 15-17; 80 MiB, 4-5 and
- * 10-12. Freeing dropped lists at once cut the collections alone and gained nothing (8a6add9,
- * reverted): the reloads are what cost. Type-ahead after words alone at c=64 answered 20-45 %
- * more searches a second with 80 MiB than with 52 (four alternated pairs); in whole or partial
- * bench runs on a slow day its ratio to hello-world scattered over 0.020-0.037 (mean 0.030)
- * against 0.020-0.028 (mean 0.024). The response cache was cut to 16 MiB (config.ts) to pay for
- * it: a worker's private memory peaked at 226-238 MiB over those runs, 219-248 before.
+ * generation's limit, so the churn also paces the full collections of the whole heap. Freeing
+ * dropped lists at once cut the collections alone and gained nothing (8a6add9, reverted): the
+ * reloads are what cost. Type-ahead after words' 7,437 queries load ~2,700 lists, more than any
+ * budget here holds. At 1,000,000 foods (a server each, alternated), 96-100 MiB against 80
+ * answered it 5-14 % more searches a second at 64 connections and cut its c=1 p99 from 4.0-4.5
+ * to 3.4-3.6 ms; in a whole bench run a worker's private memory peaked at 242 MiB (225 with 80,
+ * the limit 250), which is what bounds this. Earlier budgets and figures: this file's history.
  */
-export const LIST_CACHE_BYTES = 80 * 1024 * 1024;
+export const LIST_CACHE_BYTES = 96 * 1024 * 1024;
 
 /** The search data of one catalogue version, loaded from its blobs (postings as searches ask). */
 export class SearchIndex implements FoodRanks {
