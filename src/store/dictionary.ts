@@ -25,9 +25,12 @@ class RecordTexts<T> {
   private readonly texts: string[] = [];
   private readonly modified: number[] = [];
   private readonly rids: number[] = [];
+  /** Index in `texts` by the record's rid (-1: none), made when first asked for. */
+  private byRid: Int32Array | undefined;
 
   add(id: string, rid: number, record: T, lastModified: number): void {
     this.at.set(id, this.texts.length);
+    this.byRid = undefined;
     this.rids.push(rid);
     // JSON.stringify returns a rope of parts; decoded from its UTF-8 bytes it is one string.
     this.texts.push(Buffer.from(JSON.stringify(record)).toString());
@@ -42,6 +45,17 @@ class RecordTexts<T> {
   json(id: string): string | undefined {
     const i = this.at.get(id);
     return i === undefined ? undefined : this.texts[i];
+  }
+
+  /** The JSON of the record with this rid: an array read, where the id's lookup hashes a 36-character string. */
+  jsonOfRid(rid: number): string | undefined {
+    let byRid = this.byRid;
+    if (byRid === undefined) {
+      byRid = this.byRid = new Int32Array(this.rids.reduce((most, r) => Math.max(most, r + 1), 0)).fill(-1);
+      this.rids.forEach((r, i) => (byRid![r] = i));
+    }
+    const i = rid < byRid.length ? byRid[rid]! : -1;
+    return i < 0 ? undefined : this.texts[i];
   }
 
   value(id: string): T | undefined {
@@ -70,6 +84,8 @@ export class CatalogDictionary implements FoodContext, FoodJsonContext, Pick<Rec
   readonly tagsById = new Map<string, Stamped<Tag> & { order: number }>();
   /** Serialised once per tag and version: tag lists are joined from them (tagsJson). */
   private readonly tagText = new Map<string, { json: string; order: number }>();
+  /** The same by tag rid (tagsJsonOfRids). */
+  private readonly tagTextByRid: ({ json: string; order: number } | undefined)[] = [];
 
   constructor(readonly state: CatalogState, rows: DictionaryRows) {
     for (const row of rows.brands) {
@@ -84,7 +100,9 @@ export class CatalogDictionary implements FoodContext, FoodJsonContext, Pick<Rec
     for (const row of rows.tagsInNameOrder) {
       const tag = { value: tagRowToTag(row), lastModified: row.updated_at, order };
       this.tagsById.set(row.id, tag);
-      this.tagText.set(row.id, { json: JSON.stringify(tag.value), order });
+      const text = { json: JSON.stringify(tag.value), order };
+      this.tagText.set(row.id, text);
+      this.tagTextByRid[row.rid] = text;
       this.tagRids.set(row.id, row.rid);
       this.limits.tag = Math.max(this.limits.tag, row.rid + 1);
       order++;
@@ -127,6 +145,30 @@ export class CatalogDictionary implements FoodContext, FoodJsonContext, Pick<Rec
 
   categoryJson(id: string): string | undefined {
     return this.categories.json(id);
+  }
+
+  brandJsonOfRid(rid: number): string | undefined {
+    return this.brands.jsonOfRid(rid);
+  }
+
+  categoryJsonOfRid(rid: number): string | undefined {
+    return this.categories.jsonOfRid(rid);
+  }
+
+  /** The JSON list of the tags `tagRids[start … end)` (the search data's `tagRids` of a food), in name order. */
+  tagsJsonOfRids(tagRids: ArrayLike<number>, start: number, end: number): string {
+    if (start === end) return '[]';
+    if (end - start === 1) {
+      const tag = this.tagTextByRid[tagRids[start]!];
+      return tag === undefined ? '[]' : `[${tag.json}]`;
+    }
+    const found: { json: string; order: number }[] = [];
+    for (let i = start; i < end; i++) {
+      const tag = this.tagTextByRid[tagRids[i]!];
+      if (tag !== undefined) found.push(tag);
+    }
+    found.sort((a, b) => a.order - b.order);
+    return `[${found.map((t) => t.json).join(',')}]`;
   }
 
   /**

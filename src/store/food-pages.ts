@@ -1,6 +1,7 @@
 import type { FoodHit, FoodQuery, Page } from './catalog-store.js';
 import type { CatalogDictionary } from './dictionary.js';
-import { foodRowToFood, foodRowToJson, type FoodRow } from './record-rows.js';
+import { foodJson, foodRowToFood, foodRowToJson, type FoodJsonValues, type FoodRow } from './record-rows.js';
+import type { FoodFacts } from '../search/search-index.js';
 import type { Correction } from '../search/plan.js';
 import { Synonyms } from '../search/synonyms.js';
 
@@ -46,6 +47,23 @@ export function foodJsonPage(query: FoodQuery, page: FoodRowsPage): Page<string>
     return `${json.slice(0, -1)},"grouping":${grouping}}`;
   });
   return withCorrections({ total, items }, corrections);
+}
+
+/** A food's brand, category and tags by its rid: the search data's facts of the version its row was read in. */
+export type FoodLinks = Pick<FoodFacts, 'brand' | 'category' | 'tagStart' | 'tagRids'>;
+
+/**
+ * A food's JSON from its row's own columns, its records found by rid: an array read each,
+ * where the row's ids were hashed into the dictionary's maps, and four columns fewer to read.
+ */
+export function linkedFoodJson(values: FoodJsonValues, links: FoodLinks, dictionary: CatalogDictionary): string {
+  const [rid, id, revision_id, region, name, classification, body] = values;
+  return foodJson(
+    { id, revision_id, region, name, classification, body },
+    dictionary.brandJsonOfRid(links.brand[rid]!),
+    dictionary.categoryJsonOfRid(links.category[rid]!),
+    dictionary.tagsJsonOfRids(links.tagRids, links.tagStart[rid]!, links.tagStart[rid + 1]!),
+  );
 }
 
 let shippedSynonyms: Synonyms | undefined;

@@ -125,11 +125,21 @@ function classificationSlot(body: string): number {
  * and tags: no parse and re-serialise of the body. Member order as foodRowToFood.
  */
 export function foodRowToJson(row: FoodRow, context: FoodJsonContext): string {
-  const brand = context.brandJson(row.brand_id);
-  const category = context.categoryJson(row.category_id);
+  return foodJson(row, context.brandJson(row.brand_id), context.categoryJson(row.category_id), context.tagsJson(row.tag_ids));
+}
+
+/** The columns of a food row that its JSON takes as they are: the brand, category and tags come from elsewhere (foodJson). */
+export type FoodJsonRow = Pick<FoodRow, 'id' | 'revision_id' | 'region' | 'name' | 'classification' | 'body'>;
+
+/** The columns `SELECT f.rid, ${FOOD_JSON_COLUMNS}` reads, in FoodJsonValues' order. */
+export const FOOD_JSON_COLUMNS = 'f.id, f.revision_id, f.region, f.name, f.classification, f.body';
+export type FoodJsonValues = readonly [rid: number, id: string, revision_id: string, region: string, name: string, classification: string, body: string];
+
+/** The API food as JSON text from its row and its brand's, category's and tags' JSON. */
+export function foodJson(row: FoodJsonRow, brand: string | undefined, category: string | undefined, tags: string): string {
   if (brand === undefined || category === undefined) throw new Error(`food ${row.id} refers to a missing brand or category`);
   const slot = classificationSlot(row.body);
   return `{"foodId":"${row.id}","revisionId":"${row.revision_id}","region":"${row.region}","brand":${brand},"category":${category},`
-    + `"tags":${context.tagsJson(row.tag_ids)},"name":${JSON.stringify(row.name)},${row.body.slice(1, slot)}`
+    + `"tags":${tags},"name":${JSON.stringify(row.name)},${row.body.slice(1, slot)}`
     + `"classification":${JSON.stringify(row.classification)},${row.body.slice(slot)}`;
 }

@@ -59,4 +59,20 @@ forEachStore((kind) => {
     }
     assert.ok(compared > 600, `${compared} foods compared`);
   });
+
+  test('every food of the catalogue is spliced as it is built, its brand, category and tags found by rid', async () => {
+    let compared = 0;
+    let tagged = 0;
+    for (let offset = 0; ; offset += 100) {
+      const { query } = foodListRequest({ limit: '100', offset: String(offset) });
+      const built = await store.foods(query);
+      const spliced = await store.foodsJson(query);
+      assert.equal(`[${spliced.items.join(',')}]`, JSON.stringify(built.items.map((hit) => hit.food)), `offset ${offset}`);
+      compared += built.items.length;
+      tagged += built.items.filter((hit) => hit.food.tags.length > 1).length;
+      if (built.items.length < 100) break;
+    }
+    assert.equal(compared, 7413);
+    assert.ok(tagged > 0, 'some foods have several tags, whose order is the name order');
+  });
 });

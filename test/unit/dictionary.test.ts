@@ -14,7 +14,10 @@ const categories: (CategoryRow & { rid: number })[] = [
     is_leaf: 1, hierarchy: '[{"id":"c0000000-0000-5000-8000-000000000001","name":"Dairy"}]', updated_at: 2_000_000_000_000,
   },
 ];
-const tags: (TagRow & { rid: number })[] = [{ rid: 3, id: 't0000000-0000-5000-8000-000000000001', name: 'organic', name_key: 'organic', updated_at: 9 }];
+const tags: (TagRow & { rid: number })[] = [
+  { rid: 3, id: 't0000000-0000-5000-8000-000000000001', name: 'organic', name_key: 'organic', updated_at: 9 },
+  { rid: 1, id: 't0000000-0000-5000-8000-000000000002', name: 'vegan', name_key: 'vegan', updated_at: 9 },
+];
 
 test('the dictionary answers brands and categories as the rows make them, as objects, stamped, and as the JSON a food embeds', () => {
   const dictionary = new CatalogDictionary({ version: 1, lastModified: 0 }, { brands, categories, tagsInNameOrder: tags });
@@ -33,6 +36,18 @@ test('the dictionary answers brands and categories as the rows make them, as obj
   }
   assert.deepEqual(dictionary.tags([tags[0]!.id]), [tagRowToTag(tags[0]!)]);
   assert.deepEqual(dictionary.limits, { brand: 8, category: 2, tag: 4 });
+  // By rid, as a page's foods find them from the search data's facts.
+  for (const row of brands) assert.equal(dictionary.brandJsonOfRid(row.rid), JSON.stringify(brandRowToBrand(row)));
+  for (const row of categories) assert.equal(dictionary.categoryJsonOfRid(row.rid), JSON.stringify(categoryRowToCategory(row)));
+  for (const rid of [1, 2, 6, 8, -1, 1e9]) assert.equal(dictionary.brandJsonOfRid(rid), undefined, `brand rid ${rid}`);
+  assert.equal(dictionary.categoryJsonOfRid(2), undefined);
+  // A food's tag rids in any order give its tags in name order; a rid of no tag is left out.
+  const both = `[${tags.map((t) => JSON.stringify(tagRowToTag(t))).join(',')}]`;
+  assert.equal(dictionary.tagsJsonOfRids([9, 1, 3, 0], 1, 3), both);
+  assert.equal(dictionary.tagsJsonOfRids([3, 1], 0, 2), both);
+  assert.equal(dictionary.tagsJsonOfRids([1], 0, 1), `[${JSON.stringify(tagRowToTag(tags[1]!))}]`);
+  assert.equal(dictionary.tagsJsonOfRids([0, 2], 0, 2), '[]');
+  assert.equal(dictionary.tagsJsonOfRids([3], 0, 0), '[]');
   // Unknown ids, and keys an object would answer from its prototype, are not records.
   for (const id of ['nope', '__proto__', 'constructor', 'toString']) {
     assert.equal(dictionary.brand(id), undefined);
