@@ -79,10 +79,11 @@ const madeKey = (key: string): string => `m${key}`;
  * reloads are what cost. Type-ahead after words' 7,437 queries load ~2,700 lists, more than any
  * budget here holds. At 1,000,000 foods (a server each, alternated), 96-100 MiB against 80
  * answered it 5-14 % more searches a second at 64 connections and cut its c=1 p99 from 4.0-4.5
- * to 3.4-3.6 ms; in a whole bench run a worker's private memory peaked at 242 MiB (225 with 80,
- * the limit 250), which is what bounds this. Earlier budgets and figures: this file's history.
+ * to 3.4-3.6 ms. What bounds the budget is a worker's private memory (limit 250 MiB): in whole
+ * bench runs its peak was 225 MiB with 80, 242 and 250 with 96, 242 with 88 (each run moves
+ * it by ±5-8 MiB). Earlier budgets and figures: this file's history.
  */
-export const LIST_CACHE_BYTES = 96 * 1024 * 1024;
+export const LIST_CACHE_BYTES = 88 * 1024 * 1024;
 
 /** The search data of one catalogue version, loaded from its blobs (postings as searches ask). */
 export class SearchIndex implements FoodRanks {
