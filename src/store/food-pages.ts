@@ -1,6 +1,6 @@
 import type { FoodHit, FoodQuery, Page } from './catalog-store.js';
 import type { CatalogDictionary } from './dictionary.js';
-import { foodJson, foodRowToFood, foodRowToJson, type FoodJsonValues, type FoodRow } from './record-rows.js';
+import { foodJson, foodRowToFood, foodRowToJson, type FoodJsonRow, type FoodRow } from './record-rows.js';
 import type { FoodFacts } from '../search/search-index.js';
 import type { Correction } from '../search/plan.js';
 import { Synonyms } from '../search/synonyms.js';
@@ -21,6 +21,8 @@ export interface FoodRowsPage {
   readonly total: number;
   readonly rows: readonly FoodRow[];
   readonly corrections: readonly Correction[];
+  /** The rows' rids in order and the search data's facts of their version: their records are then found by rid (linkedFoodJson). */
+  readonly linked?: { readonly rids: readonly number[]; readonly facts: FoodLinks };
 }
 
 export function foodHitsPage(query: FoodQuery, page: FoodRowsPage): Page<FoodHit> {
@@ -36,10 +38,10 @@ export function foodHitsPage(query: FoodQuery, page: FoodRowsPage): Page<FoodHit
 }
 
 export function foodJsonPage(query: FoodQuery, page: FoodRowsPage): Page<string> {
-  const { dictionary, total, rows, corrections } = page;
+  const { dictionary, total, rows, corrections, linked } = page;
   const by = query.grouping?.by;
-  const items = rows.map((row) => {
-    const json = foodRowToJson(row, dictionary);
+  const items = rows.map((row, i) => {
+    const json = linked === undefined ? foodRowToJson(row, dictionary) : linkedFoodJson(row, linked.rids[i]!, linked.facts, dictionary);
     if (by === undefined) return json;
     const grouping = by === 'brand'
       ? `{"name":${JSON.stringify(dictionary.brand(row.brand_id)!.name)},"id":"${row.brand_id}"}`
@@ -56,10 +58,9 @@ export type FoodLinks = Pick<FoodFacts, 'brand' | 'category' | 'tagStart' | 'tag
  * A food's JSON from its row's own columns, its records found by rid: an array read each,
  * where the row's ids were hashed into the dictionary's maps, and four columns fewer to read.
  */
-export function linkedFoodJson(values: FoodJsonValues, links: FoodLinks, dictionary: CatalogDictionary): string {
-  const [rid, id, revision_id, region, name, classification, body] = values;
+export function linkedFoodJson(row: FoodJsonRow, rid: number, links: FoodLinks, dictionary: CatalogDictionary): string {
   return foodJson(
-    { id, revision_id, region, name, classification, body },
+    row,
     dictionary.brandJsonOfRid(links.brand[rid]!),
     dictionary.categoryJsonOfRid(links.category[rid]!),
     dictionary.tagsJsonOfRids(links.tagRids, links.tagStart[rid]!, links.tagStart[rid + 1]!),

@@ -536,7 +536,10 @@ export class PostgresCatalogStore implements CatalogStore {
     } else {
       page = await this.generalPage(v, q, answer?.ranked);
     }
-    return { dictionary: v.dictionary, total: page.total, rows: await this.pageRows(v, page.rids), corrections };
+    return {
+      dictionary: v.dictionary, total: page.total, rows: await this.pageRows(v, page.rids), corrections,
+      linked: { rids: page.rids, facts: v.engine.index.facts },
+    };
   }
 
   /**

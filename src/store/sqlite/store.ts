@@ -362,7 +362,9 @@ export class SqliteCatalogStore implements CatalogStore {
     // been ~4 % of a worker's time at 64 connections of type-ahead after words.
     const json = new Map<number, string>();
     const links = searches.foods.index.facts;
-    for (const values of this.foodJsonByRid.all(JSON.stringify(rids))) json.set(values[0], linkedFoodJson(values, links, searches.dictionary));
+    for (const [rid, id, revision_id, region, name, classification, body] of this.foodJsonByRid.all(JSON.stringify(rids))) {
+      json.set(rid, linkedFoodJson({ id, revision_id, region, name, classification, body }, rid, links, searches.dictionary));
+    }
     return Promise.resolve(withCorrections({ total, items: rids.map((rid) => json.get(rid)!) }, corrections));
   }
 
