@@ -80,7 +80,7 @@ const madeKey = (key: string): string => `m${key}`;
  * budget here holds. At 1,000,000 foods (a server each, alternated), 96-100 MiB against 80
  * answered it 5-14 % more searches a second at 64 connections and cut its c=1 p99 from 4.0-4.5
  * to 3.4-3.6 ms. What bounds the budget is a worker's private memory (limit 250 MiB): in whole
- * bench runs its peak was 225 MiB with 80, 242 and 250 with 96, 242 with 88 (each run moves
+ * bench runs its peak was 226 MiB with 80, 242 and 250 with 96, 234 and 242 with 88 (each run moves
  * it by ±5-8 MiB). Earlier budgets and figures: this file's history.
  */
 export const LIST_CACHE_BYTES = 88 * 1024 * 1024;
