@@ -327,7 +327,6 @@ export class SqliteCatalogStore implements CatalogStore {
     return { total, rows };
   }
 
-  /** The page's rows in order, with the dictionary of the version they were read in. */
   /** The page's rids in order and the total, from the search engine or the general query. */
   private pageRids(query: FoodQuery): { searches: Searches; rids: readonly number[]; total: number; corrections: readonly Correction[] } {
     const searches = this.search();
@@ -338,6 +337,7 @@ export class SqliteCatalogStore implements CatalogStore {
     return { searches, rids, total, corrections };
   }
 
+  /** The page's rows in order, with the dictionary of the version they were read in. */
   private foodPage(query: FoodQuery): FoodRowsPage {
     const { searches, rids, total, corrections } = this.pageRids(query);
     const byRid = new Map<number, FoodRow>();
