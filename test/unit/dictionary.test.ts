@@ -48,6 +48,10 @@ test('the dictionary answers brands and categories as the rows make them, as obj
   assert.equal(dictionary.tagsJsonOfRids([1], 0, 1), `[${JSON.stringify(tagRowToTag(tags[1]!))}]`);
   assert.equal(dictionary.tagsJsonOfRids([0, 2], 0, 2), '[]');
   assert.equal(dictionary.tagsJsonOfRids([3], 0, 0), '[]');
+  // By ids, as a food row stores them: the same lists.
+  assert.equal(dictionary.tagsJson(JSON.stringify([tags[1]!.id, 'nope', tags[0]!.id])), both);
+  assert.equal(dictionary.tagsJson(JSON.stringify([tags[1]!.id, tags[0]!.id])), both);
+  assert.equal(dictionary.tagsJson('[]'), '[]');
   // Unknown ids, and keys an object would answer from its prototype, are not records.
   for (const id of ['nope', '__proto__', 'constructor', 'toString']) {
     assert.equal(dictionary.brand(id), undefined);
