@@ -347,7 +347,10 @@ export class SqliteCatalogStore implements CatalogStore {
       const row = foodRowOf(values);
       byRid.set(row.rid, row);
     }
-    return { dictionary: searches.dictionary, total, rows: rids.map((rid) => byRid.get(rid)!), corrections };
+    return {
+      dictionary: searches.dictionary, total, rows: rids.map((rid) => byRid.get(rid)!), corrections,
+      linked: { rids, facts: searches.foods.index.facts },
+    };
   }
 
   foods(query: FoodQuery): Promise<Page<FoodHit>> {
