@@ -13,7 +13,8 @@
  * every connection that has a request waiting: with 64 connections opened at once on a server
  * that spends ~2 ms a request, the last ones waited ~60 iterations of up to ~100 ms before their
  * first request was even read. The server's turnstile (src/http/turnstile.ts) keeps iterations
- * to a turn of ~2 ms; this tool shows what remains of that ramp.
+ * to a turn of a few ms and holds its releases while connections are being accepted; this tool
+ * shows what remains of that ramp.
  */
 import http from 'node:http';
 import { parseArgs } from 'node:util';

@@ -2,9 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { request as httpRequest, Agent } from 'node:http';
 import { setImmediate as loopComesRound } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
-import { Turnstile } from '../../src/http/turnstile.js';
+import Fastify from 'fastify';
+import { Turnstile, installTurnstile } from '../../src/http/turnstile.js';
 import { ROOT } from '../helpers/paths.js';
 
 /**
@@ -15,6 +17,8 @@ function harness(turnMs: number): {
   turnstile: Turnstile;
   ran: string[];
   request: (name: string, ms: number) => void;
+  /** Time passing outside any request (the loop accepting connections, reading sockets). */
+  advance: (ms: number) => void;
   /** What the server's poll phase does between two sockets: their microtasks run. */
   nextSocket: () => Promise<void>;
 } {
@@ -25,7 +29,7 @@ function harness(turnMs: number): {
     ran.push(name);
     t += ms;
   }));
-  return { turnstile, ran, request, nextSocket: () => new Promise<void>((resolve) => queueMicrotask(resolve)) };
+  return { turnstile, ran, request, advance: (ms) => (t += ms), nextSocket: () => new Promise<void>((resolve) => queueMicrotask(resolve)) };
 }
 
 test('turnstile: on an idle server requests start at once while the turn lasts', async () => {
@@ -85,6 +89,90 @@ test('turnstile: once the loop has come round with nobody waiting, a request sta
   request('b', 0);
   await nextSocket();
   assert.deepEqual(ran, ['a', 'b'], 'no wait: the loop has polled since the last turn began');
+});
+
+test('turnstile: while connections are being accepted, waiting requests are held for up to a turn, so the loop comes round to accept the next one first', async () => {
+  const { turnstile, ran, request, advance, nextSocket } = harness(2);
+  request('a', 3);
+  await nextSocket();
+  request('b', 1);
+  request('c', 1);
+  await nextSocket();
+  assert.deepEqual(ran, ['a'], 'the turn is spent: b and c wait');
+
+  // Each loop iteration accepts one connection; for a turn's time nothing is released.
+  turnstile.connectionAccepted();
+  await loopComesRound();
+  turnstile.connectionAccepted();
+  advance(1);
+  await loopComesRound();
+  assert.deepEqual(ran, ['a'], 'held while connections arrive, for less than a turn');
+  assert.equal(turnstile.queued, 2);
+
+  // A turn's time after the hold began, a turn is released even though connections still arrive.
+  turnstile.connectionAccepted();
+  advance(1);
+  await loopComesRound();
+  assert.deepEqual(ran, ['a', 'b']);
+
+  // No connection accepted since the last check: released at once.
+  await loopComesRound();
+  assert.deepEqual(ran, ['a', 'b', 'c']);
+  assert.equal(turnstile.queued, 0);
+});
+
+test('turnstile: a check with no connection accepted since the last releases at once, however many came before', async () => {
+  const { turnstile, ran, request, nextSocket } = harness(2);
+  request('a', 3);
+  await nextSocket();
+  request('b', 1);
+  await nextSocket();
+  turnstile.connectionAccepted();
+  await loopComesRound();
+  assert.deepEqual(ran, ['a']);
+  await loopComesRound();
+  assert.deepEqual(ran, ['a', 'b']);
+});
+
+test('turnstile: on a real server, a burst of kept-alive connections and of one-request connections (no keep-alive) is answered whole, each connection in its order', { timeout: 30_000 }, async () => {
+  const app = Fastify();
+  installTurnstile(app, 2);
+  // ~1 ms of work a request, as a search: turns are spent and requests wait.
+  app.get('/work/:n', (request, reply) => {
+    const until = performance.now() + 1;
+    while (performance.now() < until);
+    void reply.send({ n: (request.params as { n: string }).n });
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.server.address() as { port: number };
+  const agent = new Agent({ keepAlive: true, maxSockets: 32 });
+  const get = (path: string, keepAlive: boolean): Promise<{ status: number; body: string }> => new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path, agent: keepAlive ? agent : false, headers: keepAlive ? {} : { connection: 'close' } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+  try {
+    // 32 connections opened at once, three requests each in turn; 32 more with one request each.
+    const kept = Array.from({ length: 32 }, async (_, c) => {
+      const bodies: string[] = [];
+      for (let k = 0; k < 3; k++) bodies.push((await get(`/work/${c}-${k}`, true)).body);
+      return bodies;
+    });
+    const single = Array.from({ length: 32 }, (_, c) => get(`/work/single-${c}`, false));
+    const keptBodies = await Promise.all(kept);
+    const n = (body: string): unknown => (JSON.parse(body) as { n: unknown }).n;
+    keptBodies.forEach((bodies, c) => assert.deepEqual(bodies.map(n), [`${c}-0`, `${c}-1`, `${c}-2`]));
+    const singles = await Promise.all(single);
+    singles.forEach((r, c) => assert.deepEqual([r.status, n(r.body)], [200, `single-${c}`]));
+  } finally {
+    agent.destroy();
+    await app.close();
+  }
 });
 
 test('turnstile: a released request that throws does not keep the rest of its batch waiting; the error still surfaces', () => {
