@@ -30,7 +30,8 @@ import type { FastifyInstance } from 'fastify';
  * connections are being accepted; clients without keep-alive, whose every request comes on a
  * new connection, end the hold as soon as the backlog of connections is empty. On servers
  * started afresh, a cold search burst's slowest answer at 64 connections went from 260-280 ms
- * to 111-143 ms, with no fewer answers a second, also without keep-alive (bench/README.md).
+ * to 111-143 ms, answers a second within the machine's spread, also without keep-alive
+ * (bench/README.md).
  */
 export class Turnstile {
   private turnEnds = Number.NEGATIVE_INFINITY;
