@@ -135,6 +135,15 @@ test('turnstile: a check with no connection accepted since the last releases at 
 });
 
 test('turnstile: on a real server, a burst of kept-alive connections and of one-request connections (no keep-alive) is answered whole, each connection in its order', { timeout: 30_000 }, async () => {
+  // Every connection the server accepts reaches its turnstile (the hold's signal).
+  // Kept to be called with its `this` and put back afterwards.
+  // eslint-disable-next-line @typescript-eslint/unbound-method
+  const accepted = Turnstile.prototype.connectionAccepted;
+  let connections = 0;
+  Turnstile.prototype.connectionAccepted = function (this: Turnstile): void {
+    connections++;
+    accepted.call(this);
+  };
   const app = Fastify();
   installTurnstile(app, 2);
   // ~1 ms of work a request, as a search: turns are spent and requests wait.
@@ -169,7 +178,9 @@ test('turnstile: on a real server, a burst of kept-alive connections and of one-
     keptBodies.forEach((bodies, c) => assert.deepEqual(bodies.map(n), [`${c}-0`, `${c}-1`, `${c}-2`]));
     const singles = await Promise.all(single);
     singles.forEach((r, c) => assert.deepEqual([r.status, n(r.body)], [200, `single-${c}`]));
+    assert.equal(connections, 64, '32 kept-alive connections and 32 one-request ones');
   } finally {
+    Turnstile.prototype.connectionAccepted = accepted;
     agent.destroy();
     await app.close();
   }
