@@ -83,6 +83,16 @@ const NAME_TIER_SCORE_MAX = 400_000;
 const WARM_POSTINGS_BYTES = 24 * 1024 * 1024;
 
 export class SearchEngine {
+  /**
+   * The thresholds' settings, read once: process.env is read through a native interceptor, and
+   * read per query (isWide per slot) it had been ~1 % of a worker's CPU at 64 connections of
+   * type-ahead after words (`--cpu-prof`).
+   */
+  private readonly wideFoods = wideSlotFoods();
+  private readonly earlyMin = earlyMinMatches();
+  private readonly scoreAllMax = scoreAllMaxMatches();
+  private readonly collected = collectMax();
+
   constructor(readonly index: SearchIndex, readonly synonyms: Synonyms) {}
 
   /**
@@ -233,7 +243,7 @@ export class SearchEngine {
 
   /** A slot of no single shifted group that may match more foods than `wideSlotFoods` (search-meta.ts; `slotBound`). */
   private isWide(slot: Slot): boolean {
-    return shiftedGroup(slot) === undefined && slotBound(slot, this.index.vocabulary.groupFoods) > wideSlotFoods();
+    return shiftedGroup(slot) === undefined && slotBound(slot, this.index.vocabulary.groupFoods) > this.wideFoods;
   }
 
   /**
@@ -267,7 +277,7 @@ export class SearchEngine {
       if (list === undefined || list.rids.length === 0) return { rids: [], total: 0 };
       slots.push([{ list, offset: 0 }]);
     }
-    const few = Math.min(scoreAllMaxMatches(), BOUND_SCORE_ALL_MAX);
+    const few = Math.min(this.scoreAllMax, BOUND_SCORE_ALL_MAX);
     const plain = slots.filter((s) => s.length === 1).map((s) => s[0]!.list);
     const rarest = Math.min(...plain.filter((list) => bitmapOf(list, ridLimit) === undefined).map((list) => list.rids.length));
     // Plain words of which one has few foods: rankInMemory drives from it.
@@ -276,7 +286,7 @@ export class SearchEngine {
       // The plain words' foods in common, while few, are each looked up in every slot. When
       // every slot is a plain word, they are its matches, collected with the name tier while
       // within collectMax(), and the page is read from them alone.
-      const collected = unions === 0 ? Math.max(few, depth, collectMax()) : 0;
+      const collected = unions === 0 ? Math.max(few, depth, this.collected) : 0;
       // With a union among the slots, their foods in common are needed only while few.
       const common = matchingFoods(plain, ridLimit, Math.max(few, collected), collected, unions === 0);
       if (common.rids !== undefined && common.total <= few) return drivenPage(slots, common.rids, depth, this.index);
@@ -326,8 +336,8 @@ export class SearchEngine {
    */
   private rankInMemory(lists: readonly SlotPostings[], accept: FoodTest, depth: number): { rids: number[]; total: number } {
     const shortest = Math.min(...lists.map((p) => p.rids.length));
-    if (accept !== undefined || lists.length < 2 || shortest <= earlyMinMatches()) return topMatches(lists, accept, depth, this.index);
-    const { total, rids, named } = matchingFoods(lists, this.index.place.length, scoreAllMaxMatches(), Math.max(depth, NAME_TIER_SCORE_MAX));
+    if (accept !== undefined || lists.length < 2 || shortest <= this.earlyMin) return topMatches(lists, accept, depth, this.index);
+    const { total, rids, named } = matchingFoods(lists, this.index.place.length, this.scoreAllMax, Math.max(depth, NAME_TIER_SCORE_MAX));
     if (rids !== undefined) return { rids: scoreFoods(lists, named !== undefined && named.length >= depth ? named : rids, depth, this.index), total };
     return { rids: earlyTopMatches(lists, depth, this.index, named), total };
   }
