@@ -1,6 +1,6 @@
 /**
  * A search's page of rows on the SQLite store, alone, and how much of its cost is the CPU's
- * caches: 20 random foods by rid through the store's statement (store.ts `foodJsonByRid`),
+ * caches: 20 random foods by rid through the store's statement (store.ts `FOOD_JSON_BY_RID_SQL`),
  * with 0 to N MiB of other memory read between two pages, as a search engine's bitmaps and
  * lists are read between two pages in a server. Blocks of each setting alternate, so that every
  * setting sees the same machine. Prints this process's CPU time a page for each, and the
@@ -11,8 +11,7 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { FOOD_JSON_COLUMNS } from '../src/store/record-rows.js';
-import { mapForReading } from '../src/store/sqlite/store.js';
+import { FOOD_JSON_BY_RID_SQL, mapForReading } from '../src/store/sqlite/store.js';
 import { ROOT } from './harness.js';
 import { seededRandom } from './random.js';
 
@@ -28,7 +27,7 @@ const { values } = parseArgs({
 const db = new Database(values.db, { readonly: true, fileMustExist: true });
 mapForReading(db);
 const ridLimit = db.prepare('SELECT max(rid) + 1 FROM foods').pluck().get() as number;
-const rows = db.prepare(`SELECT f.rid, ${FOOD_JSON_COLUMNS} FROM foods f WHERE f.rid IN (SELECT value FROM json_each(?))`).raw();
+const rows = db.prepare(FOOD_JSON_BY_RID_SQL).raw();
 const random = seededRandom(11);
 const page = (): string => JSON.stringify(Array.from({ length: 20 }, () => Math.floor(random() * ridLimit)));
 

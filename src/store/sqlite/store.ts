@@ -37,6 +37,10 @@ import { loadSearchIndex } from './search-store.js';
 export function mapForReading(db: Db): void {
   db.pragma(`mmap_size = ${MAX_MMAP_BYTES}`);
 }
+
+/** A search page's foods as JSON columns, by a JSON array of rids (any order): the read every search's page makes. */
+export const FOOD_JSON_BY_RID_SQL = `SELECT f.rid, ${FOOD_JSON_COLUMNS} FROM foods f WHERE f.rid IN (SELECT value FROM json_each(?))`;
+
 /** SQLite's own bound on a memory map (better-sqlite3's build: SQLITE_MAX_MMAP_SIZE). */
 const MAX_MMAP_BYTES = 0x7fff0000;
 
@@ -138,7 +142,7 @@ export class SqliteCatalogStore implements CatalogStore {
     this.foodById = this.db.prepare(`SELECT ${FOOD_COLUMNS} FROM foods f WHERE f.id = ?`);
     this.foodByRevision = this.db.prepare(`SELECT ${FOOD_COLUMNS} FROM foods f WHERE f.revision_id = ?`);
     this.foodsByRid = this.db.prepare<[string], FoodValues>(`SELECT f.rid, ${FOOD_COLUMNS} FROM foods f WHERE f.rid IN (SELECT value FROM json_each(?))`).raw();
-    this.foodJsonByRid = this.db.prepare<[string], FoodJsonValues>(`SELECT f.rid, ${FOOD_JSON_COLUMNS} FROM foods f WHERE f.rid IN (SELECT value FROM json_each(?))`).raw();
+    this.foodJsonByRid = this.db.prepare<[string], FoodJsonValues>(FOOD_JSON_BY_RID_SQL).raw();
     this.firstFrom = this.db.prepare<[string], number>('SELECT rid FROM foods WHERE name_key >= ? ORDER BY name_key, id LIMIT 1').pluck();
   }
 
