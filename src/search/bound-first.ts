@@ -152,15 +152,22 @@ function slotBitmaps(slot: UnionSlot, ridLimit: number, scratchAt: number): { bi
     if (bits !== undefined && names !== undefined) return { bits: bits.bits, names };
   }
   const words = (ridLimit + 31) >>> 5;
-  const scratch = (k: number): Uint32Array => {
+  // A union's first list of a bitmap's density is copied in (a memcpy), not ORed into a
+  // cleared scratch: a type-ahead prefix's union is mostly one common completion's bitmap and
+  // a sparse rest (at 1,000,000 foods, 2.2 lists a union in type-ahead after words).
+  const first = slot.findIndex(({ list }) => bitmapOf(list, ridLimit) !== undefined && nameBitsOf(list, ridLimit) !== undefined);
+  const scratch = (k: number, from: Uint32Array | undefined): Uint32Array => {
     let a = unionScratch[k];
     if (a === undefined || a.length !== words) unionScratch[k] = a = new Uint32Array(words);
+    if (from !== undefined) a.set(from);
     else a.fill(0);
     return a;
   };
-  const bits = scratch(2 * scratchAt);
-  const names = scratch(2 * scratchAt + 1);
-  for (const { list } of slot) {
+  const bits = scratch(2 * scratchAt, first < 0 ? undefined : bitmapOf(slot[first]!.list, ridLimit)!.bits);
+  const names = scratch(2 * scratchAt + 1, first < 0 ? undefined : nameBitsOf(slot[first]!.list, ridLimit));
+  for (let i = 0; i < slot.length; i++) {
+    if (i === first) continue;
+    const list = slot[i]!.list;
     const bitmap = bitmapOf(list, ridLimit);
     const named = nameBitsOf(list, ridLimit);
     if (bitmap !== undefined && named !== undefined) {
@@ -171,14 +178,14 @@ function slotBitmaps(slot: UnionSlot, ridLimit: number, scratchAt: number): { bi
       }
     } else {
       const { rids, codes } = list;
-      for (let i = 0; i < rids.length; i++) {
-        const rid = rids[i]!;
+      for (let k = 0; k < rids.length; k++) {
+        const rid = rids[k]!;
         const w = rid >>> 5;
         const bit = 1 << (rid & 31);
         bits[w]! |= bit;
         // Without a branch: whether a food has the word in its name is as good as random, and
         // mispredicted it took 2.5 times as long (~9 ns a food, 60,000 foods a slot).
-        names[w]! |= bit & -(codes[i]! & 1);
+        names[w]! |= bit & -(codes[k]! & 1);
       }
     }
   }

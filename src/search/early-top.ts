@@ -186,6 +186,7 @@ export function countBitmaps(words: readonly Uint32Array[], names: readonly Uint
 } {
   if (scratch.length <= cap) scratch = new Uint32Array(cap + 1);
   if (namedScratch.length <= namedCap) namedScratch = new Uint32Array(namedCap + 1);
+  if (words.length === 2) return countTwo(words[0]!, words[1]!, names[0]!, names[1]!, cap, namedCap, stopAfter);
   const out = scratch;
   const namedOut = namedScratch;
   let total = 0;
@@ -205,6 +206,37 @@ export function countBitmaps(words: readonly Uint32Array[], names: readonly Uint
     if (named > namedCap) continue;
     x &= na[w]! & nb[w]! & nc[w]!;
     for (let i = 3; i < names.length && x !== 0; i++) x &= names[i]![w]!;
+    if (x === 0) continue;
+    const namedCount = popcount32(x);
+    if (named + namedCount <= namedCap) collect(x, w, namedOut, named);
+    named += namedCount;
+  }
+  return { ...found(total, cap, named, namedCap), namedCount: named };
+}
+
+/**
+ * `countBitmaps` of two lists, the commonest count (a word beside a type-ahead prefix's union,
+ * bound-first.ts), as a loop of its own: the general loop is this one with a third list and a
+ * check for a fourth, which over two 1,000,000-food bitmaps and their name bits (in cache)
+ * took 0.26 ms against 0.20-0.21 here. In process, type-ahead after words' p90 went 4-7 %
+ * lower (bench/engine-ab.ts, with the union's first bitmap copied: bound-first.ts).
+ */
+function countTwo(a: Uint32Array, b: Uint32Array, na: Uint32Array, nb: Uint32Array, cap: number, namedCap: number, stopAfter: number): {
+  total: number; rids: Uint32Array | undefined; named: Uint32Array | undefined; namedCount: number;
+} {
+  const out = scratch;
+  const namedOut = namedScratch;
+  let total = 0;
+  let named = 0;
+  for (let w = 0; w < a.length; w++) {
+    let x = a[w]! & b[w]!;
+    if (x === 0) continue;
+    const count = popcount32(x);
+    if (total + count <= cap) collect(x, w, out, total);
+    total += count;
+    if (total > stopAfter) break;
+    if (named > namedCap) continue;
+    x &= na[w]! & nb[w]!;
     if (x === 0) continue;
     const namedCount = popcount32(x);
     if (named + namedCount <= namedCap) collect(x, w, namedOut, named);
