@@ -218,8 +218,9 @@ export function countBitmaps(words: readonly Uint32Array[], names: readonly Uint
  * `countBitmaps` of two lists, the commonest count (a word beside a type-ahead prefix's union,
  * bound-first.ts), as a loop of its own: the general loop is this one with a third list and a
  * check for a fourth, which over two 1,000,000-food bitmaps and their name bits (in cache)
- * took 0.26 ms against 0.20-0.21 here. In process, type-ahead after words' p90 went 4-7 %
- * lower (bench/engine-ab.ts, with the union's first bitmap copied: bound-first.ts).
+ * took 0.26 ms against 0.20-0.21 here; one loop for up to three lists, the first read again as
+ * the third, 0.24. In process, type-ahead after words' p90 went 4-7 % lower
+ * (bench/engine-ab.ts, with the union's first bitmap copied: bound-first.ts).
  */
 function countTwo(a: Uint32Array, b: Uint32Array, na: Uint32Array, nb: Uint32Array, cap: number, namedCap: number, stopAfter: number): {
   total: number; rids: Uint32Array | undefined; named: Uint32Array | undefined; namedCount: number;
