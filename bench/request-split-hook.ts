@@ -21,6 +21,8 @@ export interface RequestParts {
   readonly url: string;
   readonly start: number;
   readonly wall: number;
+  /** The main thread's time on a core when the request came (ms since the thread started): what it did between two requests. */
+  readonly threadAt: number;
   readonly mainThread: number;
   readonly faults: number;
   readonly preempted: number;
@@ -92,7 +94,7 @@ if (out !== undefined) {
         const now = process.resourceUsage();
         const mainThread = threadMs() - thread;
         trace.requests.push({
-          url: request.url ?? '', start, wall: performance.now() - start, mainThread,
+          url: request.url ?? '', start, wall: performance.now() - start, threadAt: thread, mainThread,
           faults: now.minorPageFault - usage.minorPageFault, preempted: now.involuntaryContextSwitches - usage.involuntaryContextSwitches,
           engine, loads, loadMs,
         });
