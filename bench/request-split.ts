@@ -99,24 +99,21 @@ const pausedBetween = (from: number, to: number): number => {
 /** Within a request. */
 const paused = (r: RequestParts): number => pausedBetween(r.start, r.start + r.wall);
 /**
- * Since the previous response went out, before the worker saw this request: at one connection
- * the load generator sends it at once, so a collection V8 runs as a task between requests
- * (a scavenge job, a marking step) delays it where the worker's own times cannot see it.
- */
-const before = new Map(run.map((r, i) => [r, i === 0 ? 0 : pausedBetween(run[i - 1]!.start + run[i - 1]!.wall, r.start)]));
-const pausedBefore = (r: RequestParts): number => before.get(r)!;
-/**
  * Since the previous response went out, until the worker saw this request (at one connection
- * the load generator answers within ~0.04 ms): what the load generator's time has beyond the
- * worker's, and of it the main thread's time on a core (work between requests: V8's tasks,
- * collections' steps, timers), the rest waiting.
+ * the load generator answers within ~0.04 ms and sends it at once): what the load generator's
+ * time has beyond the worker's; of it the main thread's time on a core (work between requests:
+ * V8's tasks, collections' steps, timers), the rest waiting; and the collection pauses in it
+ * (a scavenge job or a marking step run as a task delays the request where the worker's own
+ * times cannot see it).
  */
 const gaps = new Map(run.map((r, i) => {
   const previous = run[i - 1];
-  if (previous === undefined) return [r, { wait: 0, busy: 0 }];
-  const wait = Math.max(0, r.start - (previous.start + previous.wall));
-  return [r, { wait, busy: Math.min(wait, Math.max(0, r.threadAt - (previous.threadAt + previous.mainThread))) }];
+  if (previous === undefined) return [r, { wait: 0, busy: 0, paused: 0 }];
+  const sent = previous.start + previous.wall;
+  const wait = Math.max(0, r.start - sent);
+  return [r, { wait, busy: Math.min(wait, Math.max(0, r.threadAt - (previous.threadAt + previous.mainThread))), paused: pausedBetween(sent, r.start) }];
 }));
+const pausedBefore = (r: RequestParts): number => gaps.get(r)!.paused;
 const parts: [string, (r: RequestParts) => number][] = [
   ['server (wall)', (r) => r.wall],
   ['main thread on a core', (r) => r.mainThread],
@@ -151,8 +148,8 @@ const without: [string, (r: RequestParts) => number][] = [
 ];
 process.stdout.write(`\nserver p99 ${quantile(run.map((r) => r.wall), 0.99).toFixed(2)} ms; without ${without.map(([name, of]) => `${name} ${quantile(run.map(of), 0.99).toFixed(2)}`).join(', ')}\n`);
 // At one connection, what the load generator times is about the wait before a request and its wall time.
-const seen = run.map((r) => r.wall + gaps.get(r)!.wait);
-process.stdout.write(`with the wait since the previous response p99 ${quantile(seen, 0.99).toFixed(2)} ms; without its time on a core ${quantile(run.map((r) => r.wall + gaps.get(r)!.wait - gaps.get(r)!.busy), 0.99).toFixed(2)}\n`);
+const seen = run.map((r) => ({ wall: r.wall, ...gaps.get(r)! }));
+process.stdout.write(`with the wait since the previous response p99 ${quantile(seen.map((x) => x.wall + x.wait), 0.99).toFixed(2)} ms; without its time on a core ${quantile(seen.map((x) => x.wall + x.wait - x.busy), 0.99).toFixed(2)}\n`);
 const slowest = run.slice().sort((a, b) => b.wall - a.wall).slice(0, Number(values.slowest));
 process.stdout.write(`\nslowest: wall, main thread on a core, engine, lists (ms, count), faults, switches, request\n`);
 for (const r of slowest) {
