@@ -9,7 +9,7 @@ import { MARK, nameMarks } from './food-words.js';
 import { writeNameKeys } from './name-keys.js';
 import { formBit } from './plan.js';
 import { SEARCH_DATA_FORMAT, TOP_DEPTH, topMinFoods, type SearchMeta } from './search-meta.js';
-import { writeTopLists } from './top-lists.js';
+import { writeTopLists, type TopListInput, type TopListOptions } from './top-lists.js';
 
 /**
  * The search data of a whole catalogue, built from plain rows a store reads inside its import
@@ -97,10 +97,36 @@ export interface BuildOptions {
    * index is a round trip away (PostgreSQL), so that a prefix search finds its run in memory.
    */
   readonly nameKeys?: boolean;
+  /**
+   * Keep every group's postings (TopListInput's rids, codes, forms: ~110 MiB at 1,000,000 foods)
+   * in shared memory, so that another thread can write some of the top lists without a copy
+   * (build-thread-worker.ts).
+   */
+  readonly sharedPostings?: boolean;
+}
+
+/** The search data but for the top lists and `meta` (`buildSearchParts`), and what those need. */
+export interface SearchParts {
+  readonly meta: SearchMeta;
+  readonly topInput: TopListInput;
+  readonly topOptions: TopListOptions;
 }
 
 /** Builds every blob of the catalogue's search data; returns the number of words. */
 export function buildSearchData(source: SearchSource, out: SearchBlobWriter, options: BuildOptions = {}): { words: number; groups: number } {
+  const parts = buildSearchParts(source, out, options);
+  writeTopLists(parts.topInput, parts.topOptions, out);
+  return finishSearchData(parts, out);
+}
+
+/** Writes `meta`, last: a store that finds it has every other blob of this version. */
+export function finishSearchData(parts: SearchParts, out: SearchBlobWriter): { words: number; groups: number } {
+  out.put('meta', jsonBlob(parts.meta));
+  return { words: parts.meta.words, groups: parts.meta.groups };
+}
+
+/** Every blob but the top lists (top-lists.ts) and `meta`; returns what those are made of. */
+export function buildSearchParts(source: SearchSource, out: SearchBlobWriter, options: BuildOptions = {}): SearchParts {
   const ridLimit = source.ridLimit;
   const brandName = new Map<number, string>();
   const genericBrands = new Set<number>();
@@ -175,19 +201,6 @@ export function buildSearchData(source: SearchSource, out: SearchBlobWriter, opt
   }
   const foods = ridAt.length;
   start.push(postWord.length);
-  const nameLength = new Uint32Array(foods);
-  let longest = 0;
-  let places = 0;
-  const namesInOrder: string[] = [];
-  for (const rid of source.nameOrder()) {
-    nameLength[places] = lengthOf[rid]!;
-    if (lengthOf[rid]! > longest) longest = lengthOf[rid]!;
-    place[rid] = places++;
-    if (nameOf !== undefined) namesInOrder.push(nameOf[rid]!);
-  }
-  if (places !== foods) throw new Error(`the source listed ${foods} foods and ${places} in name order`);
-  if (nameOf !== undefined) writeNameKeys(namesInOrder, out);
-
   // The vocabulary, sorted; groups of forms over it.
   const order = words.map((_, i) => i).sort((a, b) => (words[a]! < words[b]! ? -1 : words[a]! > words[b]! ? 1 : 0));
   const sorted = order.map((i) => words[i]!);
@@ -284,9 +297,10 @@ export function buildSearchData(source: SearchSource, out: SearchBlobWriter, opt
   for (let g = 0; g < groups; g++) groupStart[g + 1] = groupStart[g]! + groupFoods[g]!;
   const fill = groupStart.slice(0, groups);
   const total = groupStart[groups]!;
-  const rids = new Uint32Array(total);
-  const codes = new Uint8Array(total);
-  const forms = new Uint32Array(total);
+  const memory = (bytes: number): ArrayBuffer | SharedArrayBuffer => (options.sharedPostings ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes));
+  const rids = new Uint32Array(memory(total * 4));
+  const codes = new Uint8Array(memory(total));
+  const forms = new Uint32Array(memory(total * 4));
   for (let rid = 0; rid < ridLimit; rid++) {
     const k = entryOf[rid]!;
     if (k === NO_PLACE) continue;
@@ -312,6 +326,21 @@ export function buildSearchData(source: SearchSource, out: SearchBlobWriter, opt
     const list = listOf(g);
     out.put(`postings/${g}`, encodeGroupPostings(list.rids, list.codes, list.forms));
   }
+
+  // The name order last of the source's rows: a store that builds its name index after the
+  // records (SQLite after a bulk import) hands it over while the words are merged (build-thread.ts).
+  const nameLength = new Uint32Array(foods);
+  let longest = 0;
+  let places = 0;
+  const namesInOrder: string[] = [];
+  for (const rid of source.nameOrder()) {
+    nameLength[places] = lengthOf[rid]!;
+    if (lengthOf[rid]! > longest) longest = lengthOf[rid]!;
+    place[rid] = places++;
+    if (nameOf !== undefined) namesInOrder.push(nameOf[rid]!);
+  }
+  if (places !== foods) throw new Error(`the source listed ${foods} foods and ${places} in name order`);
+  if (nameOf !== undefined) writeNameKeys(namesInOrder, out);
 
   // Foods: name order and the records filters test.
   const nameLengths = narrowIds(foods, longest);
@@ -363,8 +392,5 @@ export function buildSearchData(source: SearchSource, out: SearchBlobWriter, opt
   put('vocabulary/typo-hashes', hashes);
   put('vocabulary/typo-words', typoWords);
   const topInput = { meta, place, shape, servings: servingsOf, marks: marksOf, sorted, groupOf, formOf, groupFoods, groupStart, rids, codes, forms };
-  writeTopLists(topInput, { topMin: options.topMin ?? topMinFoods(), prefixUnions: options.prefixUnions ?? false }, out);
-  // Written last: a store that finds it has every other blob of this version.
-  out.put('meta', jsonBlob(meta));
-  return { words: sorted.length, groups };
+  return { meta, topInput, topOptions: { topMin: options.topMin ?? topMinFoods(), prefixUnions: options.prefixUnions ?? false } };
 }

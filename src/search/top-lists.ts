@@ -88,8 +88,28 @@ const PACKED_BASE = Float64Array.from({ length: KINDS * 2 }, (_, code) => packEn
 const PACKED_PARTIAL = Float64Array.from({ length: KINDS * 2 }, (_, code) => packEntry(code & 1, -BASE_PARTS[code >>> 1]!, PARTIAL_COVERS[code >>> 1]!));
 const PACKED_ZERO = packEntry(0, 0, 0);
 
-export function writeTopLists(input: TopListInput, options: { readonly topMin: number; readonly prefixUnions: boolean }, out: SearchBlobWriter): void {
+export interface TopListOptions {
+  readonly topMin: number;
+  readonly prefixUnions: boolean;
+  /**
+   * Lists shared with other threads: every thread goes through the groups and prefixes of at
+   * least `topMin` foods in one order, and writes those whose number it draws from this counter
+   * (`[0]`, shared memory), so that a thread that joins late, or runs slower, takes fewer.
+   */
+  readonly tickets?: Int32Array;
+}
+
+export function writeTopLists(input: TopListInput, options: TopListOptions, out: SearchBlobWriter): void {
   const topMin = options.topMin;
+  const tickets = options.tickets;
+  let list = 0;
+  let ticket = -1;
+  const mine = (): boolean => {
+    if (tickets === undefined) return true;
+    // Lists are met in increasing order and tickets drawn in increasing order: this thread's next one is ahead.
+    if (ticket < list) ticket = Atomics.add(tickets, 0, 1);
+    return ticket === list++;
+  };
   const ranks: FoodRanks = { place: input.place, shape: input.shape, staticPart: staticParts(input.servings, input.marks) };
   const depth = input.meta.topDepth;
   // What a food's static part and coverage can at best add to its parts: foods that could not
@@ -98,7 +118,7 @@ export function writeTopLists(input: TopListInput, options: { readonly topMin: n
   for (let rid = 0; rid < ranks.staticPart.length; rid++) bestStatic = Math.min(bestStatic, ranks.staticPart[rid]!);
   const beyond = bestStatic - MAX_COVERAGE_BONUS;
   for (let g = 0; g < input.groupFoods.length; g++) {
-    if (input.groupFoods[g]! < topMin) continue;
+    if (input.groupFoods[g]! < topMin || !mine()) continue;
     const { rids, codes } = input;
     const top = new TopFoods(depth, ranks.place);
     let named = 0;
@@ -143,7 +163,7 @@ export function writeTopLists(input: TopListInput, options: { readonly topMin: n
         if (!groups.has(g)) bound += input.groupFoods[g]!;
         groups.add(g);
       }
-      if (bound < topMin) continue;
+      if (bound < topMin || !mine()) continue;
       const { rids, codes, forms } = input;
       // Lists of the completions as beside other words; the first page as the query's only word.
       const choices = prefixAlternatives(prefix, vocabulary, false)[0]!.terms[0]!.choices;
