@@ -173,6 +173,46 @@ describe('bulk import (secondary indexes dropped and rebuilt)', () => {
   }
 });
 
+/**
+ * The search data built on a thread of its own beside the indexes and checks (search/build-thread.ts),
+ * with bounds small enough that top lists and type-ahead unions are written, by two threads.
+ */
+const SMALL_BOUNDS = { FOODLOOKUP_RANKED_TOP_MIN: '10', FOODLOOKUP_WIDE_SLOT: '100' };
+const ON_BUILD_THREAD = { ...SMALL_BOUNDS, FOODLOOKUP_SEARCH_THREAD_MIN: '0' };
+const ON_IMPORT_THREAD = { ...SMALL_BOUNDS, FOODLOOKUP_SEARCH_THREAD_MIN: '1000000000' };
+
+describe('search data built on a thread of its own', () => {
+  for (const [what, indexes, flags] of [
+    ['the indexes dropped: the name order sent once its index is built', BULK, []],
+    ['the indexes kept', PLAIN, []],
+    ['--replace, removing foods', BULK, ['--replace']],
+  ] as const) {
+    test(`with ${what}, it writes what the build on the import's thread writes`, async () => {
+      const file = flags.length > 0
+        ? writeJsonl('thread-replace.jsonl', lines({ ...base, foods: base.foods.filter((_, i) => i % 3 !== 0) }))
+        : writeJsonl('thread-next.jsonl', nextCatalog());
+      const here = copyOf(start, `here-${what.length}.db`);
+      const there = copyOf(start, `there-${what.length}.db`);
+      await importWith(here, file, { ...indexes, ...ON_IMPORT_THREAD }, flags);
+      await importWith(there, file, { ...indexes, ...ON_BUILD_THREAD }, flags);
+      assertSame(here, there);
+      assert.ok(reading(there, (db) => db.prepare("SELECT count(*) FROM search_blobs WHERE key LIKE 'union/a%'").pluck().get() as number) > 0,
+        'type-ahead unions were written');
+    });
+  }
+
+  test('a failed import (a rule broken at the check) stops the build and leaves the catalogue as it was', async () => {
+    const target = copyOf(start, 'thread-failed.db');
+    const before = snapshot(target);
+    const extra = JSON.stringify({ kind: 'category', id: u(93_002), name: 'child of a leaf', region: base.foods[0]!.region, parent: base.foods[0]!.category });
+    const result = await runCli(['import', 'catalog', writeJsonl('thread-failing.jsonl', [...nextCatalog(), extra]), '--db', target],
+      { ...BULK, ...ON_BUILD_THREAD });
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(result.stderr, /is not a leaf/);
+    assert.equal(snapshot(target), before, 'the database changed');
+  });
+});
+
 describe('whole-catalogue rules broken by many foods at once', () => {
   test('each rule lists its first 20 foods in catalogue order, then says there are more; rules in their order', async () => {
     const brand = (n: number, region: string): string => JSON.stringify({ kind: 'brand', id: u(n), name: `Brand ${n}`, region });

@@ -1,6 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { isGenericBrand } from '../../domain/regions.js';
-import { buildSearchData, type SearchFoodRow, type SearchSource } from '../../search/build.js';
+import { buildSearchData, type BuildOptions, type SearchFoodRow, type SearchSource } from '../../search/build.js';
+import { SearchBuildThread } from '../../search/build-thread.js';
 import { MemoryBlobs, type SearchBlobs } from '../../search/blobs.js';
 import { SearchIndex } from '../../search/search-index.js';
 import { searchTexts } from '../food-row.js';
@@ -86,11 +87,56 @@ export function sqliteSearchSource(db: Database): SearchSource {
   };
 }
 
-/** Rewrites the search data of the whole catalogue inside the caller's transaction. */
-export function rebuildSearchData(db: Database): { words: number } {
+/** What this store asks of the build: it reads blobs as searches ask for them. */
+const BUILD_OPTIONS: BuildOptions = { prefixUnions: true };
+
+/** Empties the blobs table for a new version's; returns how to put one. */
+function newBlobs(db: Database): (name: string, bytes: Uint8Array) => void {
   db.exec('DELETE FROM search_blobs');
   const insert = db.prepare('INSERT INTO search_blobs (key, value) VALUES (?, ?)');
-  return buildSearchData(sqliteSearchSource(db), { put: (name, bytes) => insert.run(name, bytes) }, { prefixUnions: true });
+  return (name, bytes) => void insert.run(name, bytes);
+}
+
+/** Rewrites the search data of the whole catalogue inside the caller's transaction. */
+export function rebuildSearchData(db: Database): { words: number } {
+  const put = newBlobs(db);
+  return buildSearchData(sqliteSearchSource(db), { put }, BUILD_OPTIONS);
+}
+
+/** The search data of the whole catalogue being rewritten on a thread of its own (writer.ts). */
+export interface SearchRebuild {
+  /** Sends the name order: once the foods' name index is there, if the import dropped it. */
+  nameOrder(): void;
+  /** Puts the blobs as they come; resolves once the last (`meta`) is in. */
+  finish(): Promise<void>;
+  /** Ends it unfinished. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts rewriting the search data inside the caller's transaction on a build thread
+ * (search/build-thread.ts): every food's row and the tags are read and sent, at the pace the
+ * build takes them, which needs no index but the tables' own; the caller then goes on with its
+ * work and calls `nameOrder()`, then `finish()`. The foods, brands and tags must not change
+ * once this is called.
+ */
+export async function startSearchRebuild(db: Database): Promise<SearchRebuild> {
+  const put = newBlobs(db);
+  const source = sqliteSearchSource(db);
+  const thread = new SearchBuildThread(source, BUILD_OPTIONS, put);
+  try {
+    // No other statement runs on the connection meanwhile: blobs come only after the last food.
+    await thread.foods(source.foods());
+    thread.tagFoods(source.tagFoods());
+  } catch (error) {
+    await thread.stop();
+    throw error;
+  }
+  return {
+    nameOrder: () => thread.nameOrder(source.nameOrder()),
+    finish: async () => void (await thread.finish()),
+    stop: () => thread.stop(),
+  };
 }
 
 /** The search index of the database's current version: its stored blobs, or (a database older than them, open read-only) built in memory. */

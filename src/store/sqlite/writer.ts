@@ -10,7 +10,8 @@ import {
   GENERIC_IDS, PROBLEM_SAMPLE, brandProblem, categoryTree, foodCheckCondition, foodProblems, foodReferenceProblem, listProblems,
   type CategoryTreeRow, type FoodCheckRow,
 } from '../import-rules.js';
-import { rebuildSearchData } from './search-store.js';
+import { buildThreadMinFoods } from '../../search/build-thread.js';
+import { rebuildSearchData, startSearchRebuild, type SearchRebuild } from './search-store.js';
 
 /**
  * An import that writes this many foods, and at least a quarter as many as the catalogue held,
@@ -22,6 +23,9 @@ import { rebuildSearchData } from './search-store.js';
 export function bulkMinFoods(): number {
   return envInteger('FOODLOOKUP_IMPORT_BULK_MIN', 0, 20_000);
 }
+
+/** The foods' index in name order: the search data build needs the name order (startSearchRebuild). */
+const NAME_INDEX = 'foods_name';
 
 /** The page cache (and so the sorter's memory) while dropped indexes are built, in KiB. */
 const INDEX_BUILD_CACHE_KIB = 8192;
@@ -90,6 +94,8 @@ export class SqliteImport implements ImportTransaction {
   private readonly bulkAt: number;
   /** The foods' secondary indexes this import dropped, to be built again by the same SQL. */
   private droppedIndexes: { name: string; sql: string }[] = [];
+  /** The search data being rebuilt on its own thread while check() goes on. */
+  private rebuild: SearchRebuild | undefined;
   private open = true;
   private readonly s: Record<string, Statement>;
   private readonly brands: RowCache<BrandLookup>;
@@ -274,8 +280,8 @@ export class SqliteImport implements ImportTransaction {
     for (const { name } of this.droppedIndexes) this.db.exec(`DROP INDEX "${name.replace(/"/g, '""')}"`);
   }
 
-  private restoreIndexes(): void {
-    if (this.droppedIndexes.length === 0) return;
+  private restoreIndexes(nameIndexBuilt: () => void): void {
+    if (this.droppedIndexes.length === 0) return nameIndexBuilt();
     // SQLite's sorter may hold as much memory as the page cache is allowed, in fresh allocations
     // on top of the cache's own: a small cache while the indexes are built keeps the import's
     // peak memory where it was without the sort. The sorter then merges runs from temp files; the
@@ -286,13 +292,23 @@ export class SqliteImport implements ImportTransaction {
     const threads = this.db.pragma('threads', { simple: true }) as number;
     this.db.pragma(`cache_size = -${INDEX_BUILD_CACHE_KIB}`);
     this.db.pragma(`threads = ${availableParallelism()}`);
+    let named = false;
     try {
-      for (const { sql } of this.droppedIndexes) this.db.exec(sql);
+      // The name index first: the search data build waits for the name order.
+      const first = this.droppedIndexes.filter((index) => index.name === NAME_INDEX);
+      for (const { name, sql } of [...first, ...this.droppedIndexes.filter((index) => index.name !== NAME_INDEX)]) {
+        this.db.exec(sql);
+        if (name === NAME_INDEX) {
+          nameIndexBuilt();
+          named = true;
+        }
+      }
     } finally {
       this.db.pragma(`cache_size = ${cache}`);
       this.db.pragma(`threads = ${threads}`);
     }
     this.droppedIndexes = [];
+    if (!named) nameIndexBuilt();
   }
 
   /** Where a record of this import came from, for messages. */
@@ -372,10 +388,15 @@ export class SqliteImport implements ImportTransaction {
     foodProblems(rows, problems, everything, at);
   }
 
-  check(): Promise<readonly string[]> {
+  async check(): Promise<readonly string[]> {
     const problems: string[] = [];
     if (this.replace) this.deleteUnseen();
-    this.restoreIndexes();
+    // A large catalogue's search data is built on a thread of its own, beside the indexes and
+    // checks below (search/build-thread.ts): every food is read and sent first, the name order
+    // once the name index is built. The records cannot change any more; propagateChanges only
+    // moves change times, which the search data does not hold.
+    if (this.searchDataChanges() && this.ridLimit() >= buildThreadMinFoods()) this.rebuild = await startSearchRebuild(this.db);
+    this.restoreIndexes(() => this.rebuild?.nameOrder());
     if (this.treeChanged) this.rebuildCategories(problems);
     const at = (id: string): string => this.sourceOf('food', id);
     const everything = this.replace || this.changedBrands.size > 0 || this.changedCategories.size > 0 || this.changedTags.size > 0;
@@ -389,12 +410,28 @@ export class SqliteImport implements ImportTransaction {
           JOIN foods f ON f.rid = x.food_rid ORDER BY x.food_rid, x.tag_id`,
         (r) => `food ${r['id']}${at(r['id']!)}: tag ${r['tag_id']} does not exist`);
     }
-    if (problems.length === 0) this.propagateChanges();
-    return Promise.resolve(problems);
+    if (problems.length === 0) await this.propagateChanges();
+    else await this.stopRebuild();
+    return problems;
+  }
+
+  /** Whether the search data must be rebuilt: anything it is made of changed. */
+  private searchDataChanges(): boolean {
+    return this.changedFoods + this.changedBrands.size + this.changedCategories.size + this.changedTags.size > 0;
+  }
+
+  private ridLimit(): number {
+    return ((this.db.prepare('SELECT max(rid) FROM foods').pluck().get() as number | null) ?? 0) + 1;
+  }
+
+  private async stopRebuild(): Promise<void> {
+    const rebuild = this.rebuild;
+    this.rebuild = undefined;
+    await rebuild?.stop();
   }
 
   /** Foods show their brand, category path and tags: when those change, so do the foods. */
-  private propagateChanges(): void {
+  private async propagateChanges(): Promise<void> {
     const list = (ids: Set<string>): string => JSON.stringify([...ids]);
     // When this import added every food there is (a first import), all already carry `now` and
     // the update would change none: it would only read the whole foods table to find that out.
@@ -407,8 +444,10 @@ export class SqliteImport implements ImportTransaction {
         .run(this.now, this.now, list(this.changedBrands), list(this.changedCategories), list(this.changedTags));
       this.changedFoods += touched.changes;
     }
-    if (this.changedFoods + this.changedBrands.size + this.changedCategories.size + this.changedTags.size > 0) {
-      rebuildSearchData(this.db);
+    if (this.searchDataChanges()) {
+      if (this.rebuild) await this.rebuild.finish();
+      else rebuildSearchData(this.db);
+      this.rebuild = undefined;
       this.db.prepare("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'catalog_version'").run();
       this.db.prepare("UPDATE meta SET value = ? WHERE key = 'last_modified'").run(String(this.now));
       // For /metrics (foodlookup_last_import_duration_seconds): records, checks and search data.
@@ -427,12 +466,12 @@ export class SqliteImport implements ImportTransaction {
     return Promise.resolve();
   }
 
-  rollback(): Promise<void> {
+  async rollback(): Promise<void> {
+    await this.stopRebuild();
     if (this.open) {
       this.open = false;
       if (this.db.inTransaction) this.db.exec('ROLLBACK');
       this.hooks.ended?.();
     }
-    return Promise.resolve();
   }
 }

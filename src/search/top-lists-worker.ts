@@ -1,0 +1,21 @@
+/**
+ * A helper of the search data build's thread (build-thread-worker.ts): writes its share of the
+ * top lists (top-lists.ts) from the same postings, which are in shared memory, and sends each
+ * blob to the build's thread on the port it was given, then `done`.
+ */
+import { workerData, type MessagePort } from 'node:worker_threads';
+import { writeTopLists, type TopListInput, type TopListOptions } from './top-lists.js';
+import type { FromBuildThread } from './build-thread.js';
+
+/** What the helper sends: its blobs, then that it is done. */
+export type FromTopListsThread = Extract<FromBuildThread, { type: 'blob' }> | { readonly type: 'done' };
+
+const { input, options, port: out } = workerData as { input: TopListInput; options: TopListOptions; port: MessagePort };
+writeTopLists(input, options, {
+  put: (name, bytes) => {
+    const copy = bytes.slice();
+    out.postMessage({ type: 'blob', name, bytes: copy } satisfies FromTopListsThread, [copy.buffer]);
+  },
+});
+out.postMessage({ type: 'done' } satisfies FromTopListsThread);
+out.close();
