@@ -74,8 +74,8 @@ const send = (name: string, bytes: Uint8Array): void => {
 interface Helper {
   /** Passes on the blobs it has sent so far. */
   passWaiting(): void;
-  /** Once it has written its last list and every blob of it was passed on. */
-  readonly ended: Promise<void>;
+  /** Once it has written its last list and every blob of it was passed on: how many groups and prefixes it took. */
+  readonly ended: Promise<number>;
 }
 
 function startHelper(parts: SearchParts, options: TopListOptions): Helper {
@@ -84,9 +84,9 @@ function startHelper(parts: SearchParts, options: TopListOptions): Helper {
     workerData: { input: parts.topInput, options, port: channel.port2 },
     transferList: [channel.port2],
   });
-  let done = false;
+  let done: number | undefined;
   const passOn = (message: FromTopListsThread): void => {
-    if (message.type === 'done') done = true;
+    if (message.type === 'done') done = message.lists;
     else out!.postMessage(message, [message.bytes.buffer as ArrayBuffer]);
   };
   const passWaiting = (): void => {
@@ -95,13 +95,13 @@ function startHelper(parts: SearchParts, options: TopListOptions): Helper {
     }
   };
   channel.port1.on('message', passOn);
-  const ended = new Promise<void>((resolve, reject) => {
+  const ended = new Promise<number>((resolve, reject) => {
     helper.on('error', reject);
     helper.on('exit', (code) => {
       // Its last messages may not have been delivered yet.
       passWaiting();
       channel.port1.close();
-      if (done) resolve();
+      if (done !== undefined) resolve(done);
       else reject(new Error(`the top lists' helper thread exited (code ${code}) before it finished`));
     });
   });
@@ -129,14 +129,13 @@ async function writeTopListsBeside(parts: SearchParts): Promise<number> {
       join();
     },
   });
-  await helper?.ended;
-  return helper === undefined ? 1 : 2;
+  return (await helper?.ended) ?? 0;
 }
 
 const parts = buildSearchParts(source, { put: send }, { ...job.options, sharedPostings: job.topListThreads > 1 });
-let topListThreads = 1;
-if (job.topListThreads > 1) topListThreads = await writeTopListsBeside(parts);
+let helperLists = 0;
+if (job.topListThreads > 1) helperLists = await writeTopListsBeside(parts);
 else writeTopLists(parts.topInput, parts.topOptions, { put: send });
 const { words, groups } = finishSearchData(parts, { put: send });
-out.postMessage({ type: 'done', words, groups, topListThreads } satisfies FromBuildThread);
+out.postMessage({ type: 'done', words, groups, helperLists } satisfies FromBuildThread);
 job.port.close();

@@ -55,13 +55,13 @@ export type ToBuildThread =
 /** What the build thread sends back. */
 export type FromBuildThread =
   | { readonly type: 'blob'; readonly name: string; readonly bytes: Uint8Array }
-  | { readonly type: 'done'; readonly words: number; readonly groups: number; readonly topListThreads: number };
+  | { readonly type: 'done'; readonly words: number; readonly groups: number; readonly helperLists: number };
 
-/** What a finished build says: its numbers of words and groups, and how many threads wrote its top lists. */
+/** What a finished build says: its numbers of words and groups, and how many of its groups' and prefixes' top lists a helper wrote. */
 export interface BuildThreadResult {
   readonly words: number;
   readonly groups: number;
-  readonly topListThreads: number;
+  readonly helperLists: number;
 }
 
 /** The build thread's start: what the store knows before any food is read. */
@@ -114,7 +114,7 @@ export class SearchBuildThread {
         if (this.failed) return;
         if (message.type === 'done') {
           done = true;
-          resolve({ words: message.words, groups: message.groups, topListThreads: message.topListThreads });
+          resolve({ words: message.words, groups: message.groups, helperLists: message.helperLists });
           return;
         }
         try {

@@ -8,14 +8,14 @@ import { writeTopLists, type TopListInput, type TopListOptions } from './top-lis
 import type { FromBuildThread } from './build-thread.js';
 
 /** What the helper sends: its blobs, then that it is done. */
-export type FromTopListsThread = Extract<FromBuildThread, { type: 'blob' }> | { readonly type: 'done' };
+export type FromTopListsThread = Extract<FromBuildThread, { type: 'blob' }> | { readonly type: 'done'; readonly lists: number };
 
 const { input, options, port: out } = workerData as { input: TopListInput; options: TopListOptions; port: MessagePort };
-writeTopLists(input, options, {
+const lists = writeTopLists(input, options, {
   put: (name, bytes) => {
     const copy = bytes.slice();
     out.postMessage({ type: 'blob', name, bytes: copy } satisfies FromTopListsThread, [copy.buffer]);
   },
 });
-out.postMessage({ type: 'done' } satisfies FromTopListsThread);
+out.postMessage({ type: 'done', lists } satisfies FromTopListsThread);
 out.close();

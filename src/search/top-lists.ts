@@ -99,16 +99,21 @@ export interface TopListOptions {
   readonly tickets?: Int32Array;
 }
 
-export function writeTopLists(input: TopListInput, options: TopListOptions, out: SearchBlobWriter): void {
+/** Writes the top lists (with `tickets`, this thread's share); returns how many groups and prefixes it took. */
+export function writeTopLists(input: TopListInput, options: TopListOptions, out: SearchBlobWriter): number {
   const topMin = options.topMin;
   const tickets = options.tickets;
   let list = 0;
   let ticket = -1;
+  let taken = 0;
   const mine = (): boolean => {
-    if (tickets === undefined) return true;
-    // Lists are met in increasing order and tickets drawn in increasing order: this thread's next one is ahead.
-    if (ticket < list) ticket = Atomics.add(tickets, 0, 1);
-    return ticket === list++;
+    if (tickets !== undefined) {
+      // Lists are met in increasing order and tickets drawn in increasing order: this thread's next one is ahead.
+      if (ticket < list) ticket = Atomics.add(tickets, 0, 1);
+      if (ticket !== list++) return false;
+    }
+    taken++;
+    return true;
   };
   const ranks: FoodRanks = { place: input.place, shape: input.shape, staticPart: staticParts(input.servings, input.marks) };
   const depth = input.meta.topDepth;
@@ -220,4 +225,5 @@ export function writeTopLists(input: TopListInput, options: TopListOptions, out:
       out.put(topKey('prefix', prefix), topBlob(matches, named, top.sorted()));
     }
   }
+  return taken;
 }

@@ -14,18 +14,18 @@ import { SearchBuildThread } from '../../src/search/build-thread.js';
 const HEADS = ['apples', 'pears', 'cheese', 'chicken', 'chocolate', 'milk', 'bread', 'rice', 'beans', 'tomatoes'];
 const MODIFIERS = ['raw', 'cooked', 'cheddar', 'canned', 'whole', 'dried', 'frozen', 'sliced', 'chopped', 'plain'];
 
-/** Foods enough that groups and prefixes pass a small top list bound; rids with gaps. */
-function catalogue(): SearchSource {
+/** `n` foods, enough that groups and prefixes pass a small top list bound; rids with gaps. */
+function catalogue(n = 600): SearchSource {
   const foods: SearchFoodRow[] = [];
-  for (let i = 0; i < 600; i++) {
-    const name = `${HEADS[i % HEADS.length]}, ${MODIFIERS[(i * 7) % MODIFIERS.length]}, ${MODIFIERS[(i * 3 + 1) % MODIFIERS.length]} ${i % 13}`;
+  for (let i = 0; i < n; i++) {
+    const name = `${HEADS[i % HEADS.length]}, ${MODIFIERS[(i * 7) % MODIFIERS.length]}, ${MODIFIERS[(i * 3 + 1) % MODIFIERS.length]} ${i % 13} w${i % 997}`;
     foods.push({
       rid: i * 2 + 1, name, classification: i % 4 === 0 ? 'fruit' : '', otherNames: i % 5 === 0 ? 'snack \n treat' : '', description: i % 3 === 0 ? 'chopped fine' : '',
       region: i % 2 ? 'us' : 'au', brand: i % 3, category: 1 + (i % 4), servings: i % 6,
     });
   }
   return {
-    ridLimit: 1300,
+    ridLimit: 2 * n + 100,
     foods: () => foods,
     nameOrder: () => [...foods].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.rid - b.rid)).map((f) => f.rid),
     brands: () => [{ rid: 0, name: 'average all brands', generic: true }, { rid: 1, name: 'acme', generic: false }, { rid: 2, name: 'chez bob', generic: false }],
@@ -38,7 +38,7 @@ function catalogue(): SearchSource {
  * in the order they were put and how many threads wrote the top lists. The store's thread waits
  * (finish) before it sends the name order, so that the build takes a helper for its top lists.
  */
-async function onThread(source: SearchSource, rows: Iterable<SearchFoodRow> = source.foods()): Promise<{ blobs: Map<string, Uint8Array>; topListThreads: number }> {
+async function onThread(source: SearchSource, rows: Iterable<SearchFoodRow> = source.foods()): Promise<{ blobs: Map<string, Uint8Array>; helperLists: number }> {
   const blobs = new Map<string, Uint8Array>();
   const thread = new SearchBuildThread(source, { prefixUnions: true }, (name, bytes) => {
     assert.ok(!blobs.has('meta'), `${name} came after meta`);
@@ -48,14 +48,14 @@ async function onThread(source: SearchSource, rows: Iterable<SearchFoodRow> = so
   thread.tagFoods(source.tagFoods());
   const finished = thread.finish();
   thread.nameOrder(source.nameOrder());
-  return { blobs, topListThreads: (await finished).topListThreads };
+  return { blobs, helperLists: (await finished).helperLists };
 }
 
 const saved = { ...process.env };
 before(() => {
   // Small bounds, so that top lists and the type-ahead unions are written, and shared by two threads.
   process.env['FOODLOOKUP_RANKED_TOP_MIN'] = '20';
-  process.env['FOODLOOKUP_WIDE_SLOT'] = '200';
+  process.env['FOODLOOKUP_WIDE_SLOT'] = '2000';
 });
 after(() => {
   for (const key of ['FOODLOOKUP_RANKED_TOP_MIN', 'FOODLOOKUP_WIDE_SLOT']) {
@@ -65,12 +65,13 @@ after(() => {
 });
 
 test('the build on its own thread writes every blob the build on the calling thread writes, byte for byte, meta last', async () => {
-  const source = catalogue();
+  // ~2,000 top lists, ~0.6 s of them: the helper, started with them, has time to take some.
+  const source = catalogue(60_000);
   const here = new MemoryBlobs();
   const names: string[] = [];
   buildSearchData(source, { put: (name, bytes) => (names.push(name), here.put(name, bytes)) }, { prefixUnions: true });
-  const { blobs: there, topListThreads } = await onThread(source);
-  assert.equal(topListThreads, Math.min(2, availableParallelism()), 'a helper wrote top lists too (on two cores or more)');
+  const { blobs: there, helperLists } = await onThread(source);
+  if (availableParallelism() >= 2) assert.ok(helperLists > 0, 'the helper wrote top lists too');
   assert.deepEqual([...there.keys()].sort(), [...names].sort());
   assert.equal([...there.keys()].at(-1), 'meta');
   for (const name of names) assert.deepEqual(Buffer.from(there.get(name)!), Buffer.from(here.get(name)!), name);
