@@ -175,7 +175,8 @@ describe('bulk import (secondary indexes dropped and rebuilt)', () => {
 
 /**
  * The search data built on a thread of its own beside the indexes and checks (search/build-thread.ts),
- * with bounds small enough that top lists and type-ahead unions are written, by two threads.
+ * with bounds small enough that top lists and type-ahead unions are written (a helper sharing
+ * them is test/unit/search-build-thread.test.ts's: these catalogues are written before one joins).
  */
 const SMALL_BOUNDS = { FOODLOOKUP_RANKED_TOP_MIN: '10', FOODLOOKUP_WIDE_SLOT: '100' };
 const ON_BUILD_THREAD = { ...SMALL_BOUNDS, FOODLOOKUP_SEARCH_THREAD_MIN: '0' };
