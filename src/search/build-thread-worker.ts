@@ -1,6 +1,7 @@
 /**
- * The search data build's thread (started by build-thread.ts): runs `buildSearchData` over the
- * rows the store's thread sends, and sends each blob back as it is made.
+ * The search data build's thread (started by build-thread.ts): runs the build (build.ts: its
+ * parts, the top lists, `meta`) over the rows the store's thread sends, and sends each blob back
+ * as it is made.
  */
 import { MessageChannel, Worker, parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { buildSearchParts, finishSearchData, type SearchFoodRow, type SearchParts, type SearchSource } from './build.js';
