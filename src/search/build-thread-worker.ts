@@ -5,7 +5,7 @@
  */
 import { MessageChannel, Worker, parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { buildSearchParts, finishSearchData, type SearchFoodRow, type SearchParts, type SearchSource } from './build.js';
-import type { BuildThreadJob, FromBuildThread, ToBuildThread } from './build-thread.js';
+import { postBlob, type BuildThreadJob, type FromBuildThread, type ToBuildThread } from './build-thread.js';
 import { writeTopLists, type TopListOptions } from './top-lists.js';
 import type { FromTopListsThread } from './top-lists-worker.js';
 
@@ -65,11 +65,8 @@ const source: SearchSource = {
   },
 };
 
-/** Sends a blob to the store's thread. A copy: a blob may be a view of an array the build still reads (foods/place). */
-const send = (name: string, bytes: Uint8Array): void => {
-  const copy = bytes.slice();
-  out.postMessage({ type: 'blob', name, bytes: copy } satisfies FromBuildThread, [copy.buffer]);
-};
+/** Sends a blob to the store's thread. */
+const send = (name: string, bytes: Uint8Array): void => postBlob(out, name, bytes);
 
 /** A helper writing top lists beside this thread (top-lists-worker.ts), its blobs passed on from here. */
 interface Helper {

@@ -52,16 +52,30 @@ export type ToBuildThread =
   | { readonly type: 'tags'; readonly tags: Uint32Array; readonly starts: Uint32Array; readonly foods: Uint32Array }
   | { readonly type: 'name-order'; readonly rids: Uint32Array };
 
-/** What the build thread sends back. */
-export type FromBuildThread =
-  | { readonly type: 'blob'; readonly name: string; readonly bytes: Uint8Array }
-  | { readonly type: 'done'; readonly words: number; readonly groups: number; readonly helperLists: number };
-
 /** What a finished build says: its numbers of words and groups, and how many of its groups' and prefixes' top lists a helper wrote. */
 export interface BuildThreadResult {
   readonly words: number;
   readonly groups: number;
   readonly helperLists: number;
+}
+
+/** A blob as a thread of the build sends it. */
+export interface BlobMessage {
+  readonly type: 'blob';
+  readonly name: string;
+  readonly bytes: Uint8Array;
+}
+
+/** What the build thread sends back. */
+export type FromBuildThread = BlobMessage | ({ readonly type: 'done' } & BuildThreadResult);
+
+/**
+ * Sends a blob to `port`. A copy, moved rather than copied again: a blob may be a view of an
+ * array the build still reads (foods/place) or of postings in shared memory.
+ */
+export function postBlob(port: Pick<MessagePort, 'postMessage'>, name: string, bytes: Uint8Array): void {
+  const copy = bytes.slice();
+  port.postMessage({ type: 'blob', name, bytes: copy } satisfies BlobMessage, [copy.buffer]);
 }
 
 /** The build thread's start: what the store knows before any food is read. */
@@ -114,7 +128,8 @@ export class SearchBuildThread {
         if (this.failed) return;
         if (message.type === 'done') {
           done = true;
-          resolve({ words: message.words, groups: message.groups, helperLists: message.helperLists });
+          const { type: _, ...result } = message;
+          resolve(result);
           return;
         }
         try {

@@ -5,17 +5,14 @@
  */
 import { workerData, type MessagePort } from 'node:worker_threads';
 import { writeTopLists, type TopListInput, type TopListOptions } from './top-lists.js';
-import type { FromBuildThread } from './build-thread.js';
+import { postBlob, type BlobMessage } from './build-thread.js';
 
 /** What the helper sends: its blobs, then that it is done. */
-export type FromTopListsThread = Extract<FromBuildThread, { type: 'blob' }> | { readonly type: 'done'; readonly lists: number };
+export type FromTopListsThread = BlobMessage | { readonly type: 'done'; readonly lists: number };
 
 const { input, options, port: out } = workerData as { input: TopListInput; options: TopListOptions; port: MessagePort };
 const lists = writeTopLists(input, options, {
-  put: (name, bytes) => {
-    const copy = bytes.slice();
-    out.postMessage({ type: 'blob', name, bytes: copy } satisfies FromTopListsThread, [copy.buffer]);
-  },
+  put: (name, bytes) => postBlob(out, name, bytes),
 });
 out.postMessage({ type: 'done', lists } satisfies FromTopListsThread);
 out.close();
