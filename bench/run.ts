@@ -10,6 +10,10 @@
  * PostgreSQL scripts/test-services.sh made sure of), timed once per size, serves it with
  * `serve --database-url`, and measures a replica's switch to a new version after an import.
  *
+ * `--cli OTHER/dist/src/cli/main.js --db PATH` imports (when PATH is missing, timed) and serves
+ * with another build, for a before/after table; the requests still come from this build's
+ * catalogue database, so both builds answer the same ones.
+ *
  * The catalogue is generated (bench/generate, seeded) and imported through the real
  * `foodlookup import catalog` once per size, cached under bench/.cache/. Server and load
  * generator are pinned to different cores with taskset when it is available.
@@ -39,6 +43,14 @@ const { values } = parseArgs({
     store: { type: 'string', default: 'sqlite' },
     /** PostgreSQL replicas copy the rows to their disk (--row-copy-dir, the deployment docs/deploy.md advises): on, or off. */
     'row-copy': { type: 'string', default: 'on' },
+    /**
+     * Another build's CLI (`…/dist/src/cli/main.js`) to import and serve SQLite with, for a
+     * before/after table: the requests are still made from this build's catalogue database, so
+     * both builds answer the same ones.
+     */
+    cli: { type: 'string' },
+    /** With --cli: that build's database (imported there by it, and timed, when missing). */
+    db: { type: 'string' },
   },
 });
 // A partial run must not overwrite the committed table.
@@ -50,6 +62,10 @@ const STORES = values.store.split(',').map((x) => x.trim());
 for (const store of STORES) if (store !== 'sqlite' && store !== 'postgres') throw new Error(`--store: sqlite or postgres, not '${store}'`);
 if (values['row-copy'] !== 'on' && values['row-copy'] !== 'off') throw new Error(`--row-copy: on or off, not '${values['row-copy']}'`);
 /** Where PostgreSQL replicas copy the rows (none with --row-copy off). */
+if ((values.cli === undefined) !== (values.db === undefined)) throw new Error('--cli and --db go together: another build and its own database');
+if (values.cli !== undefined && (STORES.length !== 1 || STORES[0] !== 'sqlite')) throw new Error('--cli serves SQLite only');
+/** The CLI that imports and serves the catalogue: this build's, or --cli's. */
+const SERVER_CLI = values.cli ?? CLI;
 const ROW_COPY_DIR = values['row-copy'] === 'on' && STORES.includes('postgres') ? mkdtempSync(join(tmpdir(), 'bench-rows-')) : undefined;
 function log(text: string): void {
   process.stderr.write(`${text}\n`);
@@ -188,7 +204,13 @@ async function catalogue(): Promise<{ db: string; importFoodsPerSecond?: number;
   mkdirSync(cache, { recursive: true });
   const db = join(cache, `catalog-${FOODS}.db`);
   if (existsSync(db)) return { db, dbBytes: statSync(db).size };
-  const file = join(cache, `catalog-${FOODS}.jsonl`);
+  return imported(CLI, await generated(), db);
+}
+
+/** The generated catalogue's file (seed 42), made when missing. */
+async function generated(): Promise<string> {
+  const file = join(ROOT, 'bench/.cache', `catalog-${FOODS}.jsonl`);
+  if (existsSync(file)) return file;
   log(`generating ${FOODS} foods…`);
   const out = createWriteStream(file);
   await generate({ foods: FOODS, seed: 42, out });
@@ -196,15 +218,28 @@ async function catalogue(): Promise<{ db: string; importFoodsPerSecond?: number;
   // The generator's ~900 MB are still being written back to disk: synced first, so the timed
   // import does not share the disk and a core with that writeback.
   syncFile(file);
-  log('importing through foodlookup import catalog…');
+  return file;
+}
+
+/** `file` imported into a new SQLite database `db` through `cli`'s `import catalog`, timed. */
+function imported(cli: string, file: string, db: string): { db: string; importFoodsPerSecond: number; dbBytes: number } {
+  log(`importing through ${cli === CLI ? 'foodlookup' : cli} import catalog…`);
   const started = performance.now();
-  const result = spawnSync(process.execPath, [CLI, 'import', 'catalog', file, '--db', db], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const result = spawnSync(process.execPath, [cli, 'import', 'catalog', file, '--db', db], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
   if (result.status !== 0) throw new Error('import failed');
   const seconds = (performance.now() - started) / 1000;
   log(result.stdout.trim());
   // Untimed: the file written back now, not while the scenarios run.
   syncFile(db);
   return { db, importFoodsPerSecond: FOODS / seconds, dbBytes: statSync(db).size };
+}
+
+/** The database the server serves: the catalogue's, or --cli's own (imported by it when missing). */
+async function servedCatalogue(own: Awaited<ReturnType<typeof catalogue>>): Promise<Awaited<ReturnType<typeof catalogue>>> {
+  const db = values.db;
+  if (db === undefined) return own;
+  if (existsSync(db)) return { db, dbBytes: statSync(db).size };
+  return imported(SERVER_CLI, await generated(), db);
 }
 
 /**
@@ -312,9 +347,11 @@ async function meanBodyBytes(url: string, paths: readonly string[]): Promise<num
 const fmtMs = (ms: number): string => (ms < 1 ? `${Math.round(ms * 1000)} µs` : `${ms.toFixed(ms < 10 ? 2 : 0)} ms`);
 
 async function main(): Promise<void> {
-  const cat = await catalogue();
+  const own = await catalogue();
+  // The requests come from this build's database, whichever build serves.
+  const s = samples(own.db);
+  const cat = await servedCatalogue(own);
   log(`read the database once into the page cache in ${readWhole(cat.db).toFixed(1)} s`);
-  const s = samples(cat.db);
   const only = values.only === undefined ? undefined : new RegExp(values.only);
   const list = scenarios(s, zipfOrder(s.zipfQueries.length), FOODS).filter((sc) => only === undefined || only.test(sc.name));
 
@@ -330,7 +367,7 @@ async function main(): Promise<void> {
     const storeArgs = store === 'postgres'
       ? ['--database-url', pgCat!.url, ...(ROW_COPY_DIR !== undefined ? ['--row-copy-dir', ROW_COPY_DIR] : [])]
       : ['--db', cat.db];
-    const [sc, sa] = pin(workers === 1 ? '0' : '0,1', process.execPath, [CLI, 'serve', ...storeArgs, '--port', '0', '--workers', String(workers)]);
+    const [sc, sa] = pin(workers === 1 ? '0' : '0,1', process.execPath, [SERVER_CLI, 'serve', ...storeArgs, '--port', '0', '--workers', String(workers)]);
     const server = await startProcess(sc, sa, { FOODLOOKUP_TOKENS: TOKEN, LOG_LEVEL: 'warn', ...MemoryWatch.probeEnv });
     summary.push(`| cold start, ${store}, ${workers} worker(s) | ${Math.round(server.ms)} ms |`);
     if (store === 'postgres' && ROW_COPY_DIR !== undefined) {
@@ -418,7 +455,7 @@ Ratios (in parentheses) are to the bare Fastify hello-world of the same run, mea
 after the scenarios and averaged: c=1 ${Math.round(first.c1.rps)} and ${Math.round(last.c1.rps)} req/s (p50 ${fmtMs(first.c1.p50)} and ${fmtMs(last.c1.p50)}, p99 ${fmtMs(first.c1.p99)} and ${fmtMs(last.c1.p99)}),
 c=64 ${Math.round(first.c64.rps)} and ${Math.round(last.c64.rps)} req/s.
 
-Catalogue: ${FOODS.toLocaleString('en')} generated foods (seed 42), database ${(cat.dbBytes / 2 ** 20).toFixed(0)} MiB${cat.importFoodsPerSecond ? `, imported at ${Math.round(cat.importFoodsPerSecond).toLocaleString('en')} foods/s` : ' (cached from an earlier run)'}.
+${values.cli === undefined ? '' : `Served and imported by another build: ${values.cli} (--cli), its database ${values.db}.\n`}Catalogue: ${FOODS.toLocaleString('en')} generated foods (seed 42), database ${(cat.dbBytes / 2 ** 20).toFixed(0)} MiB${cat.importFoodsPerSecond ? `, imported at ${Math.round(cat.importFoodsPerSecond).toLocaleString('en')} foods/s` : ' (cached from an earlier run)'}.
 ${pgCat ? `PostgreSQL (${pgCat.url.replace(/\/\/[^@]*@/, '//')}): database ${(pgCat.dbBytes / 2 ** 20).toFixed(0)} MiB${pgCat.importFoodsPerSecond ? `, imported at ${Math.round(pgCat.importFoodsPerSecond).toLocaleString('en')} foods/s` : ' (imported by an earlier run)'}; the server and PostgreSQL share the machine.\n` : ''}
 | scenario | store | distinct requests | workers | c=1 req/s (ratio) | c=1 p50 | c=1 p99 | c=64 req/s (ratio) | c=64 p50 | c=64 p99 | c=64 max | errors/non-2xx |
 |---|---|---|---|---|---|---|---|---|---|---|---|
