@@ -77,7 +77,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   // 4 ms rather than 2: each turn ends in a loop iteration of its own, and at 1,000,000 foods
   // type-ahead after words at c=64 answered 4-7 % more a second (alternated pairs and partial
   // runs), no latency target of any scenario worse in whole runs; a cold burst of 64
-  // connections' first answers p99 261 ms against 306 with 2 ms turns (bench/README.md).
+  // connections' first answers p99 261 ms against 306 with 2 ms turns (`git log -p bench/README.md`).
   const turnMicros = envInteger('FOODLOOKUP_TURN_US', 0, 4000);
   if (turnMicros > 0) installTurnstile(app, turnMicros / 1000);
 

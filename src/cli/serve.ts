@@ -25,7 +25,7 @@ export const COLLECTION_FLAGS: readonly string[] = [
  * deoptimisations 7 against 28; the engine's CPU a search the same in process (scenario 12, mean
  * 0.30-0.32 ms either way); the main thread's time off its core at c=1 p99 1.36-2.52 ms in four
  * of five alternated runs of type-ahead after words (4.69 in one on a slow moment), against
- * 2.30-4.58 (bench/README.md, "The main thread off its core").
+ * 2.30-4.58 (`git show 60f0566:bench/README.md`, "The main thread off its core").
  */
 const COMPILER_FLAGS: readonly string[] = ['--no-turbo-inline-array-builtins'];
 
