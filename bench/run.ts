@@ -61,11 +61,11 @@ const WORKERS = values.workers.split(',').map(Number);
 const STORES = values.store.split(',').map((x) => x.trim());
 for (const store of STORES) if (store !== 'sqlite' && store !== 'postgres') throw new Error(`--store: sqlite or postgres, not '${store}'`);
 if (values['row-copy'] !== 'on' && values['row-copy'] !== 'off') throw new Error(`--row-copy: on or off, not '${values['row-copy']}'`);
-/** Where PostgreSQL replicas copy the rows (none with --row-copy off). */
 if ((values.cli === undefined) !== (values.db === undefined)) throw new Error('--cli and --db go together: another build and its own database');
 if (values.cli !== undefined && (STORES.length !== 1 || STORES[0] !== 'sqlite')) throw new Error('--cli serves SQLite only');
 /** The CLI that imports and serves the catalogue: this build's, or --cli's. */
 const SERVER_CLI = values.cli ?? CLI;
+/** Where PostgreSQL replicas copy the rows (none with --row-copy off). */
 const ROW_COPY_DIR = values['row-copy'] === 'on' && STORES.includes('postgres') ? mkdtempSync(join(tmpdir(), 'bench-rows-')) : undefined;
 function log(text: string): void {
   process.stderr.write(`${text}\n`);
@@ -204,13 +204,16 @@ async function catalogue(): Promise<{ db: string; importFoodsPerSecond?: number;
   mkdirSync(cache, { recursive: true });
   const db = join(cache, `catalog-${FOODS}.db`);
   if (existsSync(db)) return { db, dbBytes: statSync(db).size };
-  return imported(CLI, await generated(), db);
+  return imported(CLI, await generated(true), db);
 }
 
-/** The generated catalogue's file (seed 42), made when missing. */
-async function generated(): Promise<string> {
+/**
+ * The generated catalogue's file (seed 42): made again for this build's own database (the
+ * generator may have changed since a file was left in the cache), else made when missing.
+ */
+async function generated(again: boolean): Promise<string> {
   const file = join(ROOT, 'bench/.cache', `catalog-${FOODS}.jsonl`);
-  if (existsSync(file)) return file;
+  if (!again && existsSync(file)) return file;
   log(`generating ${FOODS} foods…`);
   const out = createWriteStream(file);
   await generate({ foods: FOODS, seed: 42, out });
@@ -239,7 +242,7 @@ async function servedCatalogue(own: Awaited<ReturnType<typeof catalogue>>): Prom
   const db = values.db;
   if (db === undefined) return own;
   if (existsSync(db)) return { db, dbBytes: statSync(db).size };
-  return imported(SERVER_CLI, await generated(), db);
+  return imported(SERVER_CLI, await generated(false), db);
 }
 
 /**
