@@ -48,11 +48,16 @@ function hasSearchColumns(db: Database): boolean {
   return db.prepare("SELECT 1 FROM pragma_table_info('foods') WHERE name = 'servings'").get() !== undefined;
 }
 
+/** One more than the largest food rid (SearchSource.ridLimit). */
+export function foodRidLimit(db: Database): number {
+  return ((db.prepare('SELECT max(rid) FROM foods').pluck().get() as number | null) ?? 0) + 1;
+}
+
 /** The catalogue's foods, brands and tags as the engine's builder reads them. */
 export function sqliteSearchSource(db: Database): SearchSource {
   const columns = hasSearchColumns(db);
   return {
-    ridLimit: ((db.prepare('SELECT max(rid) FROM foods').pluck().get() as number | null) ?? 0) + 1,
+    ridLimit: foodRidLimit(db),
     *foods(): Iterable<SearchFoodRow> {
       // Brand and category rids from their ids in memory: a lookup by uuid in SQLite took ~3 µs a food.
       const rids = (table: string): Map<string, number> => new Map((db.prepare(`SELECT id, rid FROM ${table}`).raw().all() as [string, number][]));

@@ -11,7 +11,7 @@ import {
   type CategoryTreeRow, type FoodCheckRow,
 } from '../import-rules.js';
 import { buildThreadMinFoods } from '../../search/build-thread.js';
-import { rebuildSearchData, startSearchRebuild, type SearchRebuild } from './search-store.js';
+import { foodRidLimit, rebuildSearchData, startSearchRebuild, type SearchRebuild } from './search-store.js';
 
 /**
  * An import that writes this many foods, and at least a quarter as many as the catalogue held,
@@ -280,8 +280,11 @@ export class SqliteImport implements ImportTransaction {
     for (const { name } of this.droppedIndexes) this.db.exec(`DROP INDEX "${name.replace(/"/g, '""')}"`);
   }
 
+  /** Builds the dropped indexes again, the name index first; `nameIndexBuilt` as soon as that one is there. */
   private restoreIndexes(nameIndexBuilt: () => void): void {
-    if (this.droppedIndexes.length === 0) return nameIndexBuilt();
+    const nameFirst = [...this.droppedIndexes].sort((a, b) => Number(b.name === NAME_INDEX) - Number(a.name === NAME_INDEX));
+    if (nameFirst[0]?.name !== NAME_INDEX) nameIndexBuilt();
+    if (nameFirst.length === 0) return;
     // SQLite's sorter may hold as much memory as the page cache is allowed, in fresh allocations
     // on top of the cache's own: a small cache while the indexes are built keeps the import's
     // peak memory where it was without the sort. The sorter then merges runs from temp files; the
@@ -292,23 +295,17 @@ export class SqliteImport implements ImportTransaction {
     const threads = this.db.pragma('threads', { simple: true }) as number;
     this.db.pragma(`cache_size = -${INDEX_BUILD_CACHE_KIB}`);
     this.db.pragma(`threads = ${availableParallelism()}`);
-    let named = false;
     try {
-      // The name index first: the search data build waits for the name order.
-      const first = this.droppedIndexes.filter((index) => index.name === NAME_INDEX);
-      for (const { name, sql } of [...first, ...this.droppedIndexes.filter((index) => index.name !== NAME_INDEX)]) {
+      // The search data build waits for the name order.
+      for (const { name, sql } of nameFirst) {
         this.db.exec(sql);
-        if (name === NAME_INDEX) {
-          nameIndexBuilt();
-          named = true;
-        }
+        if (name === NAME_INDEX) nameIndexBuilt();
       }
     } finally {
       this.db.pragma(`cache_size = ${cache}`);
       this.db.pragma(`threads = ${threads}`);
     }
     this.droppedIndexes = [];
-    if (!named) nameIndexBuilt();
   }
 
   /** Where a record of this import came from, for messages. */
@@ -395,7 +392,7 @@ export class SqliteImport implements ImportTransaction {
     // checks below (search/build-thread.ts): every food is read and sent first, the name order
     // once the name index is built. The records cannot change any more; propagateChanges only
     // moves change times, which the search data does not hold.
-    if (this.searchDataChanges() && this.ridLimit() >= buildThreadMinFoods()) this.rebuild = await startSearchRebuild(this.db);
+    if (this.searchDataChanges() && foodRidLimit(this.db) >= buildThreadMinFoods()) this.rebuild = await startSearchRebuild(this.db);
     this.restoreIndexes(() => this.rebuild?.nameOrder());
     if (this.treeChanged) this.rebuildCategories(problems);
     const at = (id: string): string => this.sourceOf('food', id);
@@ -418,10 +415,6 @@ export class SqliteImport implements ImportTransaction {
   /** Whether the search data must be rebuilt: anything it is made of changed. */
   private searchDataChanges(): boolean {
     return this.changedFoods + this.changedBrands.size + this.changedCategories.size + this.changedTags.size > 0;
-  }
-
-  private ridLimit(): number {
-    return ((this.db.prepare('SELECT max(rid) FROM foods').pluck().get() as number | null) ?? 0) + 1;
   }
 
   private async stopRebuild(): Promise<void> {
