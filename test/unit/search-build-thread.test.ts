@@ -85,14 +85,22 @@ test('a build that fails on its thread rejects with the build\'s own message', a
   await assert.rejects(onThread(source, rows), /food rid 5000 is beyond the catalogue's 1300/);
 });
 
-test('a build stopped before its name order ends: finish rejects, nothing is put', async () => {
-  const source = catalogue();
+test('a build stopped before its name order ends: finish rejects, and no blob that comes after the stop is put', async () => {
+  // Large enough that the build posts its postings in a burst before it asks for the name order.
+  const source = catalogue(60_000);
   let put = 0;
-  const thread = new SearchBuildThread(source, {}, () => put++);
+  let stopping: Promise<void> | undefined;
+  const thread = new SearchBuildThread(source, {}, () => {
+    put++;
+    // Stopped at its first blob: the rest of the burst is already on its way to this thread.
+    stopping ??= thread.stop();
+  });
   await thread.foods(source.foods());
-  await thread.stop();
+  while (stopping === undefined) await new Promise((resolve) => setTimeout(resolve, 5));
+  await stopping;
   await assert.rejects(thread.finish(), /stopped/);
-  assert.equal(put, 0);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.equal(put, 1);
 });
 
 test('a build that fails while the foods are still being sent rejects the sending, which does not wait for it forever', async () => {
