@@ -12,15 +12,22 @@ import type { Readable } from 'node:stream';
  */
 
 export const COPY_SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
+const EMPTY = Buffer.alloc(0);
 
 /** Bytes arrived in chunks, read from the front; a value is copied out once, whatever chunks it spans. */
 class Chunks {
-  private readonly chunks: Buffer[] = [];
+  /** Chunks not yet read whole, from `first` on: a large value may span hundreds of thousands of small chunks, and shifting each off the array's front was quadratic. */
+  private chunks: Buffer[] = [];
+  private first = 0;
   private head = 0;
   available = 0;
 
   push(chunk: Buffer): void {
     if (chunk.length === 0) return;
+    if (this.first > 1024 && this.first * 2 > this.chunks.length) {
+      this.chunks = this.chunks.slice(this.first);
+      this.first = 0;
+    }
     this.chunks.push(chunk);
     this.available += chunk.length;
   }
@@ -30,13 +37,14 @@ class Chunks {
     const out = new Uint8Array(n);
     let filled = 0;
     while (filled < n) {
-      const chunk = this.chunks[0]!;
+      const chunk = this.chunks[this.first]!;
       const count = Math.min(n - filled, chunk.length - this.head);
       out.set(chunk.subarray(this.head, this.head + count), filled);
       filled += count;
       this.head += count;
       if (this.head === chunk.length) {
-        this.chunks.shift();
+        // Released at once: what was read is not kept alive until the next compaction.
+        this.chunks[this.first++] = EMPTY;
         this.head = 0;
       }
     }
