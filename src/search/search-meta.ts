@@ -4,7 +4,7 @@ import { envInteger } from '../config.js';
  * Increments whenever the blobs' layout or meaning changes: a store whose data has another
  * format builds it again (README.md, "Versions").
  */
-export const SEARCH_DATA_FORMAT = 2;
+export const SEARCH_DATA_FORMAT = 3;
 
 /** The first pages stored for common words and prefixes reach this deep (top-lists.ts). */
 export const TOP_DEPTH = 1000;

@@ -1,4 +1,4 @@
-import { BASE_PARTS, PARTIAL_COVERS, type GroupPostings, type SlotPostings } from './postings.js';
+import { BASE_PARTS, PARTIAL_COVERS, narrowCodes, type GroupPostings, type SlotPostings } from './postings.js';
 import { partialCover } from './ranking.js';
 import { envInteger } from '../config.js';
 import { BITMAP_DENSITY } from './rid-bitmaps.js';
@@ -464,8 +464,7 @@ export function choicesUnion(choices: readonly Choice[], postings: (group: numbe
 
 /** A made list with the narrowest codes its kinds allow. */
 function slotList(rids: Uint32Array, codes: Uint32Array, parts: readonly number[], covers: readonly number[]): SlotPostings {
-  const narrow = parts.length * 2 <= 0xff ? Uint8Array.from(codes) : parts.length * 2 <= 0xffff ? Uint16Array.from(codes) : codes.slice();
-  return { rids, codes: narrow, parts: Float64Array.from(parts), covers: Uint32Array.from(covers) };
+  return { rids, codes: narrowCodes(codes, parts.length), parts: Float64Array.from(parts), covers: Uint32Array.from(covers) };
 }
 
 /**
