@@ -115,10 +115,16 @@ function scoreEntries(top: TopFoods, rid: number, entries: Float64Array, ranks: 
  * rids in full order and how many matched.
  */
 export function drivenPage(slots: readonly UnionSlot[], candidates: Uint32Array, depth: number, ranks: FoodRanks): { rids: number[]; total: number } {
+  const { top, total } = drivenTop(slots, candidates, depth, ranks);
+  return { rids: top.sorted(), total };
+}
+
+/** `drivenPage`'s foods before they are sorted: the worst of a full page is what an unread food must beat. */
+export function drivenTop(slots: readonly UnionSlot[], candidates: Uint32Array, depth: number, ranks: FoodRanks): { top: TopFoods; total: number } {
   const ridLimit = ranks.place.length;
   const top = new TopFoods(depth, ranks.place);
   const total = scoreCandidates(slots.map((slot) => prepare(slot, ridLimit)), candidates, top, ranks);
-  return { rids: top.sorted(), total };
+  return { top, total };
 }
 
 /**

@@ -3,6 +3,7 @@ import { fold, queryWords, type QueryWord } from '../domain/text.js';
 import type { FoodQuery } from '../store/catalog-store.js';
 import { boundFirstPage, boundOrder, candidatesPage, collectMax, drivenPage, type PlacedSlots, type SlotPart, type UnionSlot } from './bound-first.js';
 import { earlyTopMatches, matchingFoods, prepareBitmaps, scoreFoods } from './early-top.js';
+import { correctionsPage } from './corrections-page.js';
 import { foodTest, type RecordRids } from './food-filters.js';
 import { nameOrderPage, type PrefixRun } from './name-order.js';
 import { planQuery, type Correction, type Plan } from './plan.js';
@@ -179,6 +180,13 @@ export class SearchEngine {
     return only?.prefix ? this.index.top('prefix', only.text) : undefined;
   }
 
+  /** A one-word plan's page when the word was corrected to several (corrections-page.ts), from their stored first pages. */
+  private correctedPage(plan: Plan, depth: number): { rids: number[]; total: number } | undefined {
+    const choices = plan.slots.length === 1 ? oneTermChoices(plan.slots[0]!) : undefined;
+    if (choices === undefined) return undefined;
+    return correctionsPage(choices, depth, { postings: (g) => this.index.postings(g), top: (g) => this.index.top('group', g) }, this.index);
+  }
+
   /** Every match of the plan that passes `accept`, best first: the reference order. */
   rankAll(plan: Plan, accept: FoodTest, nameOnly = false): number[] {
     if (plan.matchesNothing) return [];
@@ -233,6 +241,8 @@ export class SearchEngine {
     }
     const top = accept === undefined ? this.stored(plan, words) : undefined;
     if (top !== undefined) return { rids: Array.from(top.rids.subarray(q.offset, depth)), total: top.matches, corrections };
+    const corrected = accept === undefined ? this.correctedPage(plan, depth) : undefined;
+    if (corrected !== undefined) return { rids: corrected.rids.slice(q.offset), total: corrected.total, corrections };
     const page = accept === undefined ? this.unionPage(plan, depth) : undefined;
     if (page !== undefined) return { rids: page.rids.slice(q.offset), total: page.total, corrections };
     const lists = this.lists(plan);

@@ -70,6 +70,10 @@ export class TopFoods {
     return this.scores[0]!;
   }
 
+  get worstPlace(): number {
+    return this.places[0]!;
+  }
+
   /** a ranks after b (is worse). */
   private worse(a: number, b: number): boolean {
     return ranksBefore(this.tiers[b]!, this.scores[b]!, this.places[b]!, this.tiers[a]!, this.scores[a]!, this.places[a]!);

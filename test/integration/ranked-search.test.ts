@@ -14,6 +14,7 @@ import { foodListRequest } from '../../src/query/requests.js';
 import { queryWords } from '../../src/domain/text.js';
 import { SearchEngine, placedSlots } from '../../src/search/engine.js';
 import { placementMost } from '../../src/search/bound-first.js';
+import { correctionsPage } from '../../src/search/corrections-page.js';
 import { PLACEMENT, foodWords, type FoodHead, type Placement } from '../../src/search/food-text.js';
 import { MARK, nameMarks } from '../../src/search/food-words.js';
 import { formBit, prefixAlternatives } from '../../src/search/plan.js';
@@ -488,6 +489,41 @@ describe('ranked search: the fast paths and the reference agree', () => {
       for (const [limit, offset] of [[20, 0], [10, 5]] as const) shown += await agree({ query, limit: String(limit), offset: String(offset) });
     }
     assert.ok(shown > 1500, `${shown} foods compared`);
+  });
+
+  test('a word corrected to several words: the page read from their stored first pages is the reference\'s', async () => {
+    // Misspellings of the vocabulary's words (a letter left out) that the plan corrects to two or more words.
+    const index = engine.index;
+    const queries = new Set<string>();
+    for (const word of index.vocabulary.words) {
+      if (word.length < 6 || !/^[a-z]+$/.test(word)) continue;
+      for (let k = 1; k < word.length - 1; k++) {
+        const typo = word.slice(0, k) + word.slice(k + 1);
+        const plan = engine.plan(queryWords(typo));
+        const alternatives = plan.slots.length === 1 ? plan.slots[0]!.alternatives : [];
+        if (plan.corrections.length === 1 && alternatives.length === 1 && alternatives[0]!.terms[0]!.choices.length >= 2) queries.add(typo);
+      }
+      if (queries.size >= 150) break;
+    }
+    const lists = { postings: (g: number) => index.postings(g), top: (g: number) => index.top('group', g) };
+    let fromPages = 0;
+    let pastReach = 0;
+    for (const query of queries) {
+      for (const [limit, offset] of [[20, 0], [10, 30], [5, 93]] as const) await agree({ query, limit: String(limit), offset: String(offset) });
+      const plan = engine.plan(queryWords(query));
+      const choices = plan.slots[0]!.alternatives[0]!.terms[0]!.choices;
+      const reference = engine.rankAll(plan, undefined);
+      // The pages read from their first 1, 3 or 80 foods (4 × 20, the default): the test of each
+      // one's last food read decides whether to read further.
+      for (const reach of [1, 3, 80]) {
+        const page = correctionsPage(choices, 20, lists, index, reach);
+        if (page === undefined) continue;
+        assert.deepEqual(page, { rids: reference.slice(0, 20), total: reference.length }, `${query}, pages read from ${reach}`);
+        fromPages++;
+        if (choices.some((c) => (index.top('group', c.group)?.matches ?? 0) > reach)) pastReach++;
+      }
+    }
+    assert.ok(queries.size >= 100 && fromPages >= 300 && pastReach >= 100, `${queries.size} corrected words, ${fromPages} pages read from their corrections' pages, ${pastReach} of them not read to the end`);
   });
 
   test('filters tested in memory: region, brands, categories (with the tree), tags, classifications, every combination', async () => {
