@@ -6,7 +6,8 @@ import { ranksBefore, seek, type FoodRanks, type TopFoods } from './word-search.
 
 /**
  * The first page of a query that is one word corrected to several (`draied`: drained, dried),
- * read from the corrections' stored first pages (top-lists.ts) instead of their union.
+ * read from the corrections' stored first pages (top-lists.ts) instead of their union; the same
+ * holds for any one word of several groups of forms, each seen whole.
  *
  * A food's entry is its best among the corrections' lists, each seen with its offset, so its
  * score is the one that correction alone gives it. A food outside that correction's stored page

@@ -180,7 +180,7 @@ export class SearchEngine {
     return only?.prefix ? this.index.top('prefix', only.text) : undefined;
   }
 
-  /** A one-word plan's page when the word was corrected to several (corrections-page.ts), from their stored first pages. */
+  /** A one-word plan's page when the word matches several groups of forms whole (corrected to several words: corrections-page.ts), from their stored first pages. */
   private correctedPage(plan: Plan, depth: number): { rids: number[]; total: number } | undefined {
     const choices = plan.slots.length === 1 ? oneTermChoices(plan.slots[0]!) : undefined;
     if (choices === undefined) return undefined;
