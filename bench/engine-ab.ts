@@ -17,6 +17,7 @@ import Database from 'better-sqlite3';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { FoodQuery } from '../src/store/catalog-store.js';
+import { mapPages } from '../src/store/sqlite/page-map.js';
 import { samples } from './scenarios.js';
 import { clock } from './clock.js';
 
@@ -49,6 +50,7 @@ async function load(dist: string, db: string): Promise<Engine> {
   const sqliteModule = await import(`${root}/src/store/sqlite/store.js`) as { mapForReading(db: Database.Database): void };
   const connection = new Database(db, { readonly: true });
   sqliteModule.mapForReading(connection);
+  mapPages(connection); // as a server does before it listens, in both builds alike
   const engine = new engineModule.SearchEngine(storeModule.loadSearchIndex(connection), synonymsModule.Synonyms.load(['default']));
   engine.warm();
   return engine;

@@ -20,6 +20,7 @@ import { SearchEngine, type StoreLookups } from '../src/search/engine.js';
 import { Synonyms } from '../src/search/synonyms.js';
 import { loadSearchIndex } from '../src/store/sqlite/search-store.js';
 import { mapForReading } from '../src/store/sqlite/store.js';
+import { mapPages } from '../src/store/sqlite/page-map.js';
 import type { FoodQuery } from '../src/store/catalog-store.js';
 import { samples } from './scenarios.js';
 import { clock } from './clock.js';
@@ -43,6 +44,7 @@ if (!values.db) throw new Error('--db PATH is required (e.g. bench/.cache/catalo
 
 const db = new Database(values.db, { readonly: true });
 mapForReading(db); // as the store reads
+mapPages(db); // and as a server does before it listens
 const loadStarted = performance.now();
 const engine = new SearchEngine(loadSearchIndex(db), Synonyms.load(['default']));
 process.stdout.write(`loaded in ${(performance.now() - loadStarted).toFixed(0)} ms\n`);

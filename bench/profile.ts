@@ -36,6 +36,7 @@ if (!values.db) throw new Error('--db PATH is required (e.g. bench/.cache/catalo
 
 const config = loadConfig({ db: values.db, port: '0' }, { FOODLOOKUP_TOKENS: TOKEN, LOG_LEVEL: 'silent' });
 const store = await openServingStore(config);
+await store.warm(); // as the server does before it listens
 const auth = await openAuthenticator(config, store);
 const app = await buildApp(config, { store, auth });
 const s = samples(values.db);

@@ -6,7 +6,7 @@ import type { Brand, Category, Food, Tag } from '../../domain/records.js';
 import { isUuid, normaliseId } from '../../domain/ids.js';
 import type {
   BrandQuery, CatalogHealth, CatalogState, CatalogStore, CategoryQuery, FoodHit, FoodQuery, ImportTransaction, NameSearchHit, Page,
-  Stamped, TagQuery, TextMatch,
+  Stamped, StoreLogger, TagQuery, TextMatch,
 } from '../catalog-store.js';
 import { migrate } from './schema.js';
 import { SqliteImport } from './writer.js';
@@ -24,6 +24,7 @@ import type { Correction } from '../../search/plan.js';
 import { recordsEngine } from '../../search/records.js';
 import { Synonyms } from '../../search/synonyms.js';
 import { loadSearchIndex } from './search-store.js';
+import { MAX_MMAP_BYTES, mapPages, type PagesMapped } from './page-map.js';
 
 /**
  * Reads through a memory map of the file (SQLite's `mmap_size`; writes still go through the
@@ -40,9 +41,6 @@ export function mapForReading(db: Db): void {
 
 /** A search page's foods as JSON columns, by a JSON array of rids (any order): the read every search's page makes. */
 export const FOOD_JSON_BY_RID_SQL = `SELECT f.rid, ${FOOD_JSON_COLUMNS} FROM foods f WHERE f.rid IN (SELECT value FROM json_each(?))`;
-
-/** SQLite's own bound on a memory map (better-sqlite3's build: SQLITE_MAX_MMAP_SIZE). */
-const MAX_MMAP_BYTES = 0x7fff0000;
 
 /** The dictionary of a version, with the lookups SQLite answers from its tables. */
 class Dictionary extends CatalogDictionary implements RecordRids {
@@ -113,6 +111,8 @@ export class SqliteCatalogStore implements CatalogStore {
   private readonly statements = new Map<string, Statement>();
   private readonly synonyms: Synonyms;
   private searches: Searches | undefined;
+  private readonly mapped: boolean;
+  private pagesMapped: PagesMapped | undefined;
 
   constructor(readonly path: string, options: SqliteStoreOptions = {}) {
     if (!options.readonly && path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -130,7 +130,8 @@ export class SqliteCatalogStore implements CatalogStore {
     // Reads go through the OS page cache, so a smaller SQLite cache costs little; it also
     // bounds the memory SQLite's sorter takes before spilling to temp files. Imports keep a larger one.
     this.db.pragma(`cache_size = ${-1024 * (options.cacheMiB ?? (options.readonly ? 32 : 64))}`);
-    if (options.mapped) mapForReading(this.db);
+    this.mapped = options.mapped ?? false;
+    if (this.mapped) mapForReading(this.db);
     if (!options.readonly) migrate(this.db);
     this.synonyms = options.synonyms ?? defaultSynonyms();
     this.stateStatement = this.db.prepare("SELECT key, value FROM meta WHERE key IN ('catalog_version', 'last_modified')");
@@ -252,10 +253,22 @@ export class SqliteCatalogStore implements CatalogStore {
     return Promise.resolve(this.current().state);
   }
 
-  /** ~0.5 s at 1,000,000 foods: the dictionary, the search data's facts, name places and commonest postings. */
+  /**
+   * ~0.5 s at 1,000,000 foods: the dictionary, the search data's facts, name places and
+   * commonest postings; read through a memory map, every page of the file once (page-map.ts, ~1.2 s more).
+   */
   warm(): Promise<void> {
     this.search().foods.warm();
+    if (this.mapped) this.pagesMapped = mapPages(this.db);
     return Promise.resolve();
+  }
+
+  /** Says what warm() did with the file's pages. */
+  useLogger(logger: StoreLogger): void {
+    const done = this.pagesMapped;
+    if (done === undefined) return;
+    if (done.mapped) logger.info({ bytes: done.bytes, ms: Math.round(done.ms) }, 'read the database file once through its memory map, so first searches do not fault its pages in');
+    else logger.info({ bytes: done.bytes }, `left the database file's pages to be mapped by use: ${done.because}`);
   }
 
   private healthOfVersion: CatalogHealth | undefined;
