@@ -50,7 +50,7 @@ async function load(dist: string, db: string): Promise<Engine> {
   const sqliteModule = await import(`${root}/src/store/sqlite/store.js`) as { mapForReading(db: Database.Database): void };
   const connection = new Database(db, { readonly: true });
   sqliteModule.mapForReading(connection);
-  mapPages(connection); // as a server does before it listens, in both builds alike
+  await mapPages(connection); // as a server does once it listens, in both builds alike
   const engine = new engineModule.SearchEngine(storeModule.loadSearchIndex(connection), synonymsModule.Synonyms.load(['default']));
   engine.warm();
   return engine;

@@ -44,7 +44,7 @@ if (!values.db) throw new Error('--db PATH is required (e.g. bench/.cache/catalo
 
 const db = new Database(values.db, { readonly: true });
 mapForReading(db); // as the store reads
-mapPages(db); // and as a server does before it listens
+await mapPages(db); // and as a server does once it listens
 const loadStarted = performance.now();
 const engine = new SearchEngine(loadSearchIndex(db), Synonyms.load(['default']));
 process.stdout.write(`loaded in ${(performance.now() - loadStarted).toFixed(0)} ms\n`);

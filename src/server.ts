@@ -167,6 +167,7 @@ export async function startServer(config: Config, options: { handleSignals?: boo
   });
   await serveMetrics(app, config);
   await app.listen({ host: config.host, port: config.port });
+  store.listening?.();
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;

@@ -141,6 +141,13 @@ export interface CatalogHealth extends CatalogState {
    * PostgreSQL until the next catalogue version); absent when the store makes none.
    */
   readonly localRows?: 'copying' | 'ready' | 'failed';
+  /**
+   * SQLite read through its memory map: whether the pages searches read at random have been read
+   * once since the process listened (src/store/sqlite/page-map.ts): `reading`, then `read`; `by
+   * use` when they are left to be mapped as requests read them (the file is past the map or
+   * more than half the available memory). Absent otherwise.
+   */
+  readonly filePages?: 'reading' | 'read' | 'by use';
 }
 
 /** A food found by the SOAP foodSearch: best first. */
@@ -162,6 +169,8 @@ export interface CatalogReader {
   warm(): Promise<void>;
   /** Where a store reports what it does in the background (a PostgreSQL replica's copy of the rows); set once the app's logger exists. */
   useLogger?(logger: StoreLogger): void;
+  /** Work a store does in the background once the server listens (SQLite: its file's pages read ahead, page-map.ts). */
+  listening?(): void;
   /**
    * A real round trip to the store (GET /readyz: ready when it answers; /metrics): rejects, or
    * never settles, when the store cannot answer; the caller bounds the wait. Cheap enough to be

@@ -9,10 +9,11 @@ import { mapForReading } from '../../src/store/sqlite/store.js';
 import { mapPages } from '../../src/store/sqlite/page-map.js';
 
 /**
- * A serving process reads its database's pages once through SQLite's memory map before it
- * listens (src/store/sqlite/page-map.ts), so its first searches do not each fault pages in.
- * Measured where the kernel keeps it: the bytes of the file resident in the process's mapping
- * of it (/proc/PID/smaps).
+ * A serving process reads the pages it reads at random (foods' rows, their ids' index, search
+ * blobs) once through SQLite's memory map, in turns, once it listens
+ * (src/store/sqlite/page-map.ts), so its first searches do not each fault pages in. Measured
+ * where the kernel keeps it: the bytes of the file resident in the process's mapping of it
+ * (/proc/PID/smaps).
  */
 const fixture = fixtureDatabase();
 let db: string;
@@ -29,33 +30,53 @@ function residentOfFile(pid: number | 'self', path: string): number {
   return kib * 1024;
 }
 
-describe('the database file read once through its memory map at start', () => {
+/** Bytes of the B-trees the walk reads, and of the whole file. */
+function walkedBytes(): { walked: number; file: number } {
+  const reader = new Database(db, { readonly: true });
+  try {
+    const walked = reader.prepare<[], number>("SELECT sum(pgsize) FROM dbstat WHERE name IN ('foods', 'sqlite_autoindex_foods_1', 'search_blobs')").pluck().get()!;
+    return { walked, file: statSync(db).size };
+  } finally {
+    reader.close();
+  }
+}
+
+describe('the pages searches read at random, read once through the memory map', () => {
   before(() => {
     db = fixture.db;
-    // Pages no search reads at start: the fixture's catalogue alone is small enough for the
-    // engine's warm-up to read most of it.
+    // Many more foods than the fixture's: the engine's warm-up reads none of their rows, so
+    // only the walk maps their pages. The rows copied under new rids and ids until there are enough.
     const writer = new Database(db);
-    writer.exec('CREATE TABLE padding (bytes BLOB NOT NULL)');
-    const insert = writer.prepare('INSERT INTO padding (bytes) VALUES (randomblob(6000))');
+    const columns = writer.prepare<[], string>("SELECT name FROM pragma_table_info('foods')").pluck().all();
+    const copy = columns.map((c) => (c === 'rid' ? 'rid + @shift' : c === 'id' || c === 'revision_id' ? `${c} || '-' || @copy` : c)).join(', ');
+    const double = writer.prepare(`INSERT INTO foods (${columns.join(', ')}) SELECT ${copy} FROM foods`);
+    const ridLimit = writer.prepare<[], number>('SELECT max(rid) + 1 FROM foods').pluck();
+    const foodsBytes = writer.prepare<[], number>("SELECT sum(pgsize) FROM dbstat WHERE name = 'foods'").pluck();
     writer.transaction(() => {
-      for (let i = 0; i < 3000; i++) insert.run();
+      for (let copyNumber = 1; foodsBytes.get()! < 24 * 2 ** 20; copyNumber++) double.run({ shift: ridLimit.get()!, copy: copyNumber });
     })();
     writer.pragma('wal_checkpoint(TRUNCATE)');
     writer.close();
   });
 
-  test('a new server has the whole file mapped before it listens, and says so', async () => {
-    const size = statSync(db).size;
-    assert.ok(size > 16 * 1024 * 1024, `padded to ${size} bytes`);
+  test('a new server reads them once it listens, and says so in its log and on /readyz', async () => {
+    const { walked, file } = walkedBytes();
+    assert.ok(walked > 24 * 2 ** 20, `${walked} bytes to walk`);
     const server = await spawnServe(db);
     try {
-      // The worker's log (stdout) was written before it listened.
-      const line = server.stdout().split('\n').find((l) => l.includes('read the database file once through its memory map'));
+      const said = 'read the pages searches read at random once';
+      for (let waited = 0; !server.stdout().includes(said) && waited < 20_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+      // The worker's log (stdout).
+      const line = server.stdout().split('\n').find((l) => l.includes(said));
       assert.ok(line !== undefined, server.stdout());
       const logged = JSON.parse(line) as { pid: number; bytes: number; ms: number };
-      assert.equal(logged.bytes, size);
+      // The file as the worker found it (its pages in the write-ahead log too).
+      assert.ok(Math.abs(logged.bytes - file) < 0.01 * file, `${logged.bytes} bytes logged, ${file} on disk`);
       assert.deepEqual(execFileSync('pgrep', ['-P', String(server.pid)], { encoding: 'utf8' }).trim().split('\n').map(Number), [logged.pid], 'the worker logged it');
-      assert.ok(residentOfFile(logged.pid, db) >= 0.95 * size, `${residentOfFile(logged.pid, db)} of ${size} bytes mapped`);
+      const resident = residentOfFile(logged.pid, db);
+      assert.ok(resident >= 0.95 * walked, `${resident} bytes of the file mapped, of ${walked} walked`);
+      const ready = (await (await fetch(`${server.url}/readyz`)).json()) as { catalog: { filePages?: string } };
+      assert.equal(ready.catalog.filePages, 'read');
       const answer = await fetch(`${server.url}/v1/foods?query=cheddar`, { headers: { authorization: basic(TEST_TOKEN) } });
       assert.equal(answer.status, 200);
     } finally {
@@ -63,25 +84,31 @@ describe('the database file read once through its memory map at start', () => {
     }
   });
 
-  test('left to be mapped by use where the file is over half the available memory, or past the map', () => {
-    const size = statSync(db).size;
+  test('not read where the file is over half the available memory or past the map, and stopped when the connection closes', async () => {
+    const { walked, file } = walkedBytes();
     const reader = new Database(db, { readonly: true });
     try {
       mapForReading(reader);
       reader.prepare('SELECT count(*) FROM meta').get();
-      const tooBig = mapPages(reader, 2 * size - 4096);
+      const tooBig = await mapPages(reader, { available: 2 * file - 4096 });
       assert.equal(tooBig.mapped, false);
       assert.match(tooBig.mapped ? '' : tooBig.because, /more than half the memory available/);
-      assert.ok(residentOfFile('self', db) < 0.5 * size, 'nothing read');
+      assert.ok(residentOfFile('self', db) < 0.5 * walked, 'nothing read');
       reader.pragma('mmap_size = 1048576');
-      const pastMap = mapPages(reader, 64 * size);
+      const pastMap = await mapPages(reader, { available: 64 * file });
       assert.match(pastMap.mapped ? '' : pastMap.because, /larger than its memory map \(1 MiB\)/);
       mapForReading(reader);
-      const done = mapPages(reader, 2 * size);
+      const done = await mapPages(reader, { available: 2 * file, turnMs: 1 });
       assert.equal(done.mapped, true);
-      assert.ok(residentOfFile('self', db) >= 0.95 * size);
+      assert.ok(residentOfFile('self', db) >= 0.95 * walked, `${residentOfFile('self', db)} of ${walked} bytes`);
     } finally {
       reader.close();
     }
+    const closing = new Database(db, { readonly: true });
+    mapForReading(closing);
+    const walking = mapPages(closing, { available: 2 * file, turnMs: 1 });
+    closing.close();
+    const stopped = await walking;
+    assert.match(stopped.mapped ? '' : stopped.because, /the store closed first/);
   });
 });

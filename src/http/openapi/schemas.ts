@@ -165,6 +165,12 @@ export const SCHEMAS: Readonly<Record<string, Schema>> = {
               + 'Until it is ready, pages are read from PostgreSQL; so they are after a failure: a failed copy is made again 30 s later, '
               + 'and after a failed read of the copy, pages come from PostgreSQL until the next catalogue version. Absent without a copy folder.',
           },
+          filePages: {
+            type: 'string', enum: ['reading', 'read', 'by use'],
+            description: 'A SQLite replica: whether the pages of its database file that requests read here and there, the food rows and the search data, '
+              + 'have been read once through its memory map since it started listening, so that requests no longer wait for the system to map them: '
+              + '`reading`, then `read`; `by use` when the file is past the 2 GiB map or more than half the available memory. Absent on PostgreSQL.',
+          },
         },
       },
     },

@@ -24,7 +24,7 @@ import type { Correction } from '../../search/plan.js';
 import { recordsEngine } from '../../search/records.js';
 import { Synonyms } from '../../search/synonyms.js';
 import { loadSearchIndex } from './search-store.js';
-import { MAX_MMAP_BYTES, mapPages, type PagesMapped } from './page-map.js';
+import { MAX_MMAP_BYTES, mapPages } from './page-map.js';
 
 /**
  * Reads through a memory map of the file (SQLite's `mmap_size`; writes still go through the
@@ -112,7 +112,8 @@ export class SqliteCatalogStore implements CatalogStore {
   private readonly synonyms: Synonyms;
   private searches: Searches | undefined;
   private readonly mapped: boolean;
-  private pagesMapped: PagesMapped | undefined;
+  private filePages: CatalogHealth['filePages'];
+  private logger: StoreLogger | undefined;
 
   constructor(readonly path: string, options: SqliteStoreOptions = {}) {
     if (!options.readonly && path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -253,22 +254,32 @@ export class SqliteCatalogStore implements CatalogStore {
     return Promise.resolve(this.current().state);
   }
 
-  /**
-   * ~0.5 s at 1,000,000 foods: the dictionary, the search data's facts, name places and
-   * commonest postings; read through a memory map, every page of the file once (page-map.ts, ~1.2 s more).
-   */
+  /** ~0.5 s at 1,000,000 foods: the dictionary, the search data's facts, name places and commonest postings. */
   warm(): Promise<void> {
     this.search().foods.warm();
-    if (this.mapped) this.pagesMapped = mapPages(this.db);
     return Promise.resolve();
   }
 
-  /** Says what warm() did with the file's pages. */
   useLogger(logger: StoreLogger): void {
-    const done = this.pagesMapped;
-    if (done === undefined) return;
-    if (done.mapped) logger.info({ bytes: done.bytes, ms: Math.round(done.ms) }, 'read the database file once through its memory map, so first searches do not fault its pages in');
-    else logger.info({ bytes: done.bytes }, `left the database file's pages to be mapped by use: ${done.because}`);
+    this.logger = logger;
+  }
+
+  /** Read through a memory map, the pages read at random are read once, in turns (page-map.ts). */
+  listening(): void {
+    if (!this.mapped || this.filePages !== undefined) return;
+    this.filePages = 'reading';
+    void mapPages(this.db).then((done) => {
+      if (done.mapped) {
+        this.filePages = 'read';
+        this.logger?.info({ bytes: done.bytes, ms: Math.round(done.ms), busyMs: Math.round(done.busyMs) }, "read the pages searches read at random once through the database file's memory map, so that they do not fault them in");
+      } else {
+        this.filePages = 'by use';
+        this.logger?.info({ bytes: done.bytes }, `left the database file's pages to be mapped by use: ${done.because}`);
+      }
+    }, (error: unknown) => {
+      this.filePages = 'by use';
+      this.logger?.warn({ err: error }, "could not read the database file's pages ahead; they are mapped by use");
+    });
   }
 
   private healthOfVersion: CatalogHealth | undefined;
@@ -284,7 +295,7 @@ export class SqliteCatalogStore implements CatalogStore {
       // Still a round trip: a store that cannot answer must not look ready.
       this.dataVersion.get();
     }
-    return Promise.resolve(this.healthOfVersion);
+    return Promise.resolve(this.filePages === undefined ? this.healthOfVersion : { ...this.healthOfVersion, filePages: this.filePages });
   }
 
   /** A food's row by foodId or current revisionId, with the dictionary to complete it. */
