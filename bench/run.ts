@@ -266,28 +266,32 @@ async function postgresCatalogue(): Promise<{ url: string; importFoodsPerSecond?
   return { url, importFoodsPerSecond: FOODS / seconds, dbBytes: await databaseBytes(url) };
 }
 
-/** The catalogue version a replica answers, and where its copy of the rows stands (/readyz). */
-async function readiness(serverUrl: string): Promise<{ version: number; localRows?: string }> {
-  return ((await (await fetch(`${serverUrl}/readyz`)).json()) as { catalog: { version: number; localRows?: string } }).catalog;
+/**
+ * The catalogue version a replica answers, where its copy of the rows stands and its read of
+ * the file's pages ahead (/readyz), asked on a new connection: the primary gives connections to
+ * the workers in turn, where a kept-alive one would ask the same worker each time.
+ */
+function readiness(serverUrl: string): Promise<{ version: number; localRows?: string; filePages?: string }> {
+  return new Promise((resolve, reject) => {
+    get(`${serverUrl}/readyz`, { agent: false }, (response) => {
+      let body = '';
+      response.setEncoding('utf8').on('data', (chunk: string) => (body += chunk)).on('error', reject)
+        .on('end', () => resolve((JSON.parse(body) as { catalog: { version: number; localRows?: string; filePages?: string } }).catalog));
+    }).on('error', reject);
+  });
 }
 
 /**
  * Waits until a SQLite server has read its file's pages ahead (page-map.ts; `filePages` on
  * /readyz, absent on PostgreSQL: at once), so that the first scenario is not measured beside
- * that walk; ms waited. Each /readyz on a new connection, which the primary gives the workers
- * in turn: `4 × workers` answers in a row say so.
+ * that walk; ms waited. `4 × workers` answers in a row say so for every worker.
  */
 async function pagesRead(serverUrl: string, workers: number): Promise<number> {
   const started = performance.now();
   for (let read = 0; read < 4 * workers;) {
-    const answer = await new Promise<string>((resolve, reject) => {
-      get(`${serverUrl}/readyz`, { agent: false }, (response) => {
-        let body = '';
-        response.setEncoding('utf8').on('data', (chunk: string) => (body += chunk)).on('end', () => resolve(body)).on('error', reject);
-      }).on('error', reject);
-    });
-    read = (JSON.parse(answer) as { catalog?: { filePages?: string } }).catalog?.filePages === 'reading' ? 0 : read + 1;
-    if (performance.now() - started > 120_000) throw new Error(`the file's pages were not read in 2 minutes: ${answer}`);
+    const state = await readiness(serverUrl);
+    read = state.filePages === 'reading' ? 0 : read + 1;
+    if (performance.now() - started > 120_000) throw new Error(`the file's pages were not read in 2 minutes: ${JSON.stringify(state)}`);
     await new Promise((r) => setTimeout(r, 20));
   }
   return performance.now() - started;
