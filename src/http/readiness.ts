@@ -33,8 +33,9 @@ async function probe(store: CatalogReader, timeoutMs: number): Promise<{ health:
  * store answers a real query within 2 s; 503 otherwise, and while the server drains (Fastify
  * answers 503 once it is closing). A load balancer takes a replica out of rotation on 503.
  * `catalog.localRows` says where a PostgreSQL replica's copy of the rows stands (--row-copy-dir):
- * it does not decide readiness, since the replica answers from PostgreSQL meanwhile; nor does
- * `catalog.filePages`, where a SQLite replica's read of its file's pages ahead stands.
+ * it does not decide readiness, since the replica answers from PostgreSQL meanwhile; nor do
+ * `catalog.filePages`, where a SQLite replica's read of its file's pages ahead stands, and
+ * `catalog.searchWarmUp`, where its searches of its own stand (store/warm-searches.ts).
  */
 export function healthRoutes(app: FastifyInstance, store: CatalogReader): void {
   refuseOtherMethods(app, '/healthz', ['GET', 'HEAD']);
@@ -48,8 +49,14 @@ export function healthRoutes(app: FastifyInstance, store: CatalogReader): void {
   app.get('/readyz', async (request, reply) => {
     const result = await probe(store, READY_TIMEOUT_MS);
     if ('health' in result) {
-      const { version, foods, localRows, filePages } = result.health;
-      return { status: 'ready', catalog: { version, foods, ...(localRows !== undefined ? { localRows } : {}), ...(filePages !== undefined ? { filePages } : {}) } };
+      const { version, foods, localRows, filePages, searchWarmUp } = result.health;
+      return {
+        status: 'ready',
+        catalog: {
+          version, foods,
+          ...(localRows !== undefined ? { localRows } : {}), ...(filePages !== undefined ? { filePages } : {}), ...(searchWarmUp !== undefined ? { searchWarmUp } : {}),
+        },
+      };
     }
     request.log.warn({ err: result.failure }, 'not ready: the store does not answer');
     return reply.code(503).type('application/json; charset=utf-8')

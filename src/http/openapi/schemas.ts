@@ -171,6 +171,13 @@ export const SCHEMAS: Readonly<Record<string, Schema>> = {
               + 'have been read once through its memory map since it started listening, so that requests no longer wait for the system to map them: '
               + '`reading`, then `read`; `by use` when the file is past the 2 GiB map or more than half the available memory. Absent on PostgreSQL.',
           },
+          searchWarmUp: {
+            type: 'string', enum: ['searching', 'done', 'off', 'stopped'],
+            description: 'Whether this process has answered searches of its own catalogue since it started listening (3,000 by default, FOODLOOKUP_WARM_SEARCHES), '
+              + 'so that the search code is compiled before requests need it; requests are answered in between meanwhile: `searching`, then `done`; '
+              + '`off` when the setting is 0; `stopped` when the store closed first or one of those searches failed (logged). '
+              + 'A SQLite replica begins once its file pages are read.',
+          },
         },
       },
     },

@@ -34,6 +34,7 @@ import { textRows } from './text-rows.js';
 import { catalogVersionOf, META_TABLE, migrate } from './schema.js';
 import { PG_BUILD, compareCodePoints, copyOutOf, readSearchBlobs, readSearchSource } from './search-store.js';
 import { beginPostgresImport } from './writer.js';
+import { SearchWarmUp } from '../warm-searches.js';
 
 /**
  * The catalogue in PostgreSQL, read side (the import is writer.ts). Each committed catalogue
@@ -156,6 +157,7 @@ export class PostgresCatalogStore implements CatalogStore {
   private follower: CatalogFollower | undefined;
   private closed = false;
   private logger: StoreLogger | undefined;
+  private warmUp: SearchWarmUp | undefined;
   /** What was to be logged before the app's logger existed (a copy made while the server warmed up). */
   private readonly unlogged: [level: keyof StoreLogger, details: object, message: string][] = [];
 
@@ -392,6 +394,20 @@ export class PostgresCatalogStore implements CatalogStore {
     (await this.ready()).engine.warm();
   }
 
+  /** Once the server listens: searches of its own, so that V8 compiles the search code first (warm-searches.ts). */
+  listening(): void {
+    this.warmUp ??= new SearchWarmUp(this, { sampleNames: (count) => this.sampleNames(count), isOpen: () => !this.closed }, () => this.logger);
+  }
+
+  /** Up to `count` food names of the loaded version, one every so many rids. */
+  private async sampleNames(count: number): Promise<string[]> {
+    const v = await this.ready();
+    const last = v.engine.index.place.length - 1;
+    const rids = Array.from({ length: count }, (_, i) => 1 + Math.floor((i * last) / count));
+    const rows = await this.query<{ name: string }>(`SELECT name FROM ${v.dialect.table('foods')} WHERE rid = ANY($1::int[]) ORDER BY rid`, [rids]);
+    return rows.map((row) => row.name);
+  }
+
   /** A round trip to PostgreSQL (rejects while it is away); the counts are the loaded version's. */
   async health(): Promise<CatalogHealth> {
     const v = await this.ready();
@@ -401,6 +417,7 @@ export class PostgresCatalogStore implements CatalogStore {
       foods: v.engine.index.meta.foods,
       ...(v.lastImportSeconds !== undefined ? { lastImportSeconds: v.lastImportSeconds } : {}),
       ...(v.localRows !== undefined ? { localRows: v.localRows } : {}),
+      ...(this.warmUp !== undefined ? { searchWarmUp: this.warmUp.state } : {}),
     };
   }
 

@@ -25,6 +25,7 @@ import { recordsEngine } from '../../search/records.js';
 import { Synonyms } from '../../search/synonyms.js';
 import { loadSearchIndex } from './search-store.js';
 import { MAX_MMAP_BYTES, mapPages } from './page-map.js';
+import { SearchWarmUp } from '../warm-searches.js';
 
 /**
  * Reads through a memory map of the file (SQLite's `mmap_size`; writes still go through the
@@ -113,6 +114,8 @@ export class SqliteCatalogStore implements CatalogStore {
   private searches: Searches | undefined;
   private readonly mapped: boolean;
   private filePages: CatalogHealth['filePages'];
+  private listened = false;
+  private warmUp: SearchWarmUp | undefined;
   private logger: StoreLogger | undefined;
 
   constructor(readonly path: string, options: SqliteStoreOptions = {}) {
@@ -264,11 +267,23 @@ export class SqliteCatalogStore implements CatalogStore {
     this.logger = logger;
   }
 
-  /** Read through a memory map, the pages read at random are read once, in turns (page-map.ts). */
+  /**
+   * Once the server listens: read through a memory map, the pages read at random are read once,
+   * in turns (page-map.ts); then the searches of its own (warm-searches.ts), which would
+   * otherwise fault those pages in themselves.
+   */
   listening(): void {
-    if (!this.mapped || this.filePages !== undefined) return;
+    if (this.listened) return;
+    this.listened = true;
+    const pages = this.mapped ? this.readPagesAhead() : Promise.resolve();
+    void pages.then(() => {
+      if (this.db.open) this.warmUp = new SearchWarmUp(this, { sampleNames: (count) => Promise.resolve(this.sampleNames(count)), isOpen: () => this.db.open }, () => this.logger);
+    });
+  }
+
+  private readPagesAhead(): Promise<void> {
     this.filePages = 'reading';
-    void mapPages(this.db).then((done) => {
+    return mapPages(this.db).then((done) => {
       if (done.mapped) {
         this.filePages = 'read';
         this.logger?.info({ bytes: done.bytes, ms: Math.round(done.ms), busyMs: Math.round(done.busyMs) }, "read the pages searches read at random once through the database file's memory map, so that they do not fault them in");
@@ -280,6 +295,19 @@ export class SqliteCatalogStore implements CatalogStore {
       this.filePages = 'by use';
       this.logger?.warn({ err: error }, "could not read the database file's pages ahead; they are mapped by use");
     });
+  }
+
+  /** Up to `count` food names, one every so many rids. */
+  private sampleNames(count: number): string[] {
+    const last = this.prepared('SELECT max(rid) FROM foods', 'value').get() as number | null;
+    if (last === null) return [];
+    const from = this.prepared('SELECT name FROM foods WHERE rid >= ? ORDER BY rid LIMIT 1', 'value');
+    const names: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const name = from.get(1 + Math.floor((i * last) / count)) as string | undefined;
+      if (name !== undefined) names.push(name);
+    }
+    return names;
   }
 
   private healthOfVersion: CatalogHealth | undefined;
@@ -295,7 +323,11 @@ export class SqliteCatalogStore implements CatalogStore {
       // Still a round trip: a store that cannot answer must not look ready.
       this.dataVersion.get();
     }
-    return Promise.resolve(this.filePages === undefined ? this.healthOfVersion : { ...this.healthOfVersion, filePages: this.filePages });
+    return Promise.resolve({
+      ...this.healthOfVersion,
+      ...(this.filePages !== undefined ? { filePages: this.filePages } : {}),
+      ...(this.warmUp !== undefined ? { searchWarmUp: this.warmUp.state } : {}),
+    });
   }
 
   /** A food's row by foodId or current revisionId, with the dictionary to complete it. */

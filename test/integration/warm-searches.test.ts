@@ -1,0 +1,105 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { fixtureDatabase } from '../helpers/fixture-server.js';
+import { basic, spawnServe, TEST_TOKEN, type ServeProcess } from '../helpers/server.js';
+import { forEachStore } from '../helpers/stores.js';
+import { SqliteCatalogStore } from '../../src/store/sqlite/store.js';
+import { searchesOfName, warmSearches } from '../../src/store/warm-searches.js';
+import type { FoodQuery, Page } from '../../src/store/catalog-store.js';
+
+/**
+ * Once it listens, a serving process answers searches of its own catalogue, in turns between
+ * requests, so that V8 compiles the search code before requests need it
+ * (src/store/warm-searches.ts): through the real CLI's server and, for what those searches
+ * are, the real store.
+ */
+
+const SAID = 'answered searches of its own catalogue';
+
+async function readiness(server: ServeProcess): Promise<{ filePages?: string; searchWarmUp?: string }> {
+  const response = await fetch(`${server.url}/readyz`);
+  assert.equal(response.status, 200);
+  return ((await response.json()) as { catalog: { filePages?: string; searchWarmUp?: string } }).catalog;
+}
+
+/** Asks /readyz until `searchWarmUp` is there and not `searching`, or `until` says so. */
+async function warmUpState(server: ServeProcess, until: (state: string | undefined) => boolean): Promise<string | undefined> {
+  for (let waited = 0; waited < 60_000; waited += 20) {
+    const { searchWarmUp } = await readiness(server);
+    if (until(searchWarmUp)) return searchWarmUp;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`the warm-up did not move in 60 s: ${server.stdout()}`);
+}
+
+forEachStore((kind) => {
+  const fixture = fixtureDatabase(kind);
+
+  test('a new server answers 3,000 searches of its own once it listens, and says so in its log and on /readyz', async () => {
+    const server = await spawnServe(fixture.store);
+    try {
+      assert.equal(await warmUpState(server, (state) => state !== undefined && state !== 'searching'), 'done');
+      // The log is written asynchronously: it may come after /readyz's answer.
+      for (let waited = 0; !server.stdout().includes(SAID) && waited < 10_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+      const line = server.stdout().split('\n').find((l) => l.includes(SAID));
+      assert.ok(line !== undefined, server.stdout());
+      assert.equal((JSON.parse(line) as { searches: number }).searches, 3000);
+    } finally {
+      assert.equal(await server.stop(), 0);
+    }
+  });
+
+  test('it answers requests between its searches, and stops with the server', async () => {
+    // Many more searches than a short test waits for: the server stops in the middle of them.
+    const server = await spawnServe(fixture.store, { FOODLOOKUP_WARM_SEARCHES: '5000000' });
+    try {
+      assert.equal(await warmUpState(server, (state) => state !== undefined), 'searching');
+      const answer = await fetch(`${server.url}/v1/foods?query=cheddar`, { headers: { authorization: basic(TEST_TOKEN) } });
+      assert.equal(answer.status, 200);
+      assert.equal(((await answer.json()) as { metadata: { total: number } }).metadata.total, 2);
+      assert.equal((await readiness(server)).searchWarmUp, 'searching', 'answered while it searched');
+    } finally {
+      assert.equal(await server.stop(), 0);
+    }
+    assert.ok(!server.stdout().includes(SAID));
+  });
+
+  test('FOODLOOKUP_WARM_SEARCHES=0 asks none', async () => {
+    const server = await spawnServe(fixture.store, { FOODLOOKUP_WARM_SEARCHES: '0' });
+    try {
+      assert.equal(await warmUpState(server, (state) => state !== undefined), 'off');
+      assert.ok(!server.stdout().includes(SAID), server.stdout());
+    } finally {
+      assert.equal(await server.stop(), 0);
+    }
+  });
+});
+
+const sqlite = fixtureDatabase('sqlite');
+
+test("the searches are a search box's, each of them answered by the store", async () => {
+  assert.deepEqual(searchesOfName('Cheddar cheese, sharp'), ['cheddar', 'che*', 'cheddar cheese', 'cheddar che*', 'cheddar cheese sharp', 'chdedar']);
+  assert.deepEqual(searchesOfName('Brie'), ['brie', 'bri*']);
+  assert.deepEqual(searchesOfName('100 % 2'), []);
+  const store = new SqliteCatalogStore(sqlite.db, { readonly: true });
+  try {
+    const answered: { query: string; page: Page<string> }[] = [];
+    const recording = {
+      foodsJson: async (query: FoodQuery): Promise<Page<string>> => {
+        const page = await store.foodsJson(query);
+        answered.push({ query: query.match?.query ?? '', page });
+        return page;
+      },
+    };
+    let open = true;
+    const done = await warmSearches(recording, { sampleNames: (count) => Promise.resolve(['Cheddar cheese, sharp', 'Brie'].slice(0, count)), isOpen: () => open }, 8);
+    assert.deepEqual(answered.map((a) => a.query), ['cheddar', 'che*', 'cheddar cheese', 'cheddar che*', 'cheddar cheese sharp', 'chdedar', 'brie', 'bri*']);
+    assert.equal(done?.searches, 8);
+    for (const { query, page } of answered) assert.ok(page.total > 0, `${query}: nothing found`);
+    assert.deepEqual(answered.find((a) => a.query === 'chdedar')?.page.corrections, [{ word: 'chdedar', as: ['cheddar'] }]);
+    open = false;
+    assert.equal(await warmSearches(recording, { sampleNames: () => Promise.resolve(['Brie']), isOpen: () => open }, 2), undefined, 'stops once the store closed');
+  } finally {
+    await store.close();
+  }
+});
