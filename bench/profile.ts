@@ -37,9 +37,9 @@ if (!values.db) throw new Error('--db PATH is required (e.g. bench/.cache/catalo
 const config = loadConfig({ db: values.db, port: '0' }, { FOODLOOKUP_TOKENS: TOKEN, LOG_LEVEL: 'silent' });
 const store = await openServingStore(config);
 await store.warm(); // as the server does before it listens
-// And as it does once it listens (SQLite: the file's pages read ahead, page-map.ts), waited for.
+// And as it does once it listens (SQLite: the file's pages read ahead, page-map.ts; searches of its own, warm-searches.ts), waited for.
 store.listening?.();
-while ((await store.health()).filePages === 'reading') await new Promise((resolve) => setTimeout(resolve, 20));
+for (let h = await store.health(); h.filePages === 'reading' || h.searchWarmUp === 'searching'; h = await store.health()) await new Promise((resolve) => setTimeout(resolve, 20));
 const auth = await openAuthenticator(config, store);
 const app = await buildApp(config, { store, auth });
 const s = samples(values.db);
