@@ -5,6 +5,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readSync } from 'node:fs';
+import { get } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import type { LoadResult, LoadSpec } from './load-spec.js';
@@ -101,4 +102,37 @@ export async function drain(url: string): Promise<void> {
     }
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
+}
+
+/**
+ * The catalogue version a replica answers, where its copy of the rows stands and its read of
+ * the file's pages ahead (/readyz), asked on a new connection: the primary gives connections to
+ * the workers in turn, where a kept-alive one would ask the same worker each time.
+ */
+export function readiness(serverUrl: string): Promise<{ version: number; localRows?: string; filePages?: string; searchWarmUp?: string }> {
+  return new Promise((resolve, reject) => {
+    get(`${serverUrl}/readyz`, { agent: false }, (response) => {
+      let body = '';
+      response.setEncoding('utf8').on('data', (chunk: string) => (body += chunk)).on('error', reject)
+        .on('end', () => resolve((JSON.parse(body) as { catalog: { version: number; localRows?: string; filePages?: string; searchWarmUp?: string } }).catalog));
+    }).on('error', reject);
+  });
+}
+
+/**
+ * Waits until a server has done what it does in the background once it listens: a SQLite
+ * server's read of its file's pages ahead (page-map.ts; `filePages` on /readyz), then its
+ * searches of its own (warm-searches.ts; `searchWarmUp`, absent from builds before it), so that
+ * the first scenario is not measured beside them; ms waited. `4 × workers` answers in a row say
+ * so for every worker.
+ */
+export async function backgroundDone(serverUrl: string, workers: number): Promise<number> {
+  const started = performance.now();
+  for (let done = 0; done < 4 * workers;) {
+    const state = await readiness(serverUrl);
+    done = state.filePages === 'reading' || state.searchWarmUp === 'searching' ? 0 : done + 1;
+    if (performance.now() - started > 120_000) throw new Error(`the server's work after it listened did not end in 2 minutes: ${JSON.stringify(state)}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return performance.now() - started;
 }

@@ -20,7 +20,6 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, createWriteStream, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { get } from 'node:http';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -28,7 +27,7 @@ import { parseArgs } from 'node:util';
 import { generate } from './generate.js';
 import { AUTH, TOKEN, samples, scenarioRequests, scenarios, zipfOrder } from './scenarios.js';
 import type { LoadResult, LoadSpec } from './load-spec.js';
-import { CLI, ROOT, drain, hasTaskset, pin, readWhole, runLoad, startProcess, stop } from './harness.js';
+import { CLI, ROOT, backgroundDone, drain, hasTaskset, pin, readiness, readWhole, runLoad, startProcess, stop } from './harness.js';
 import type { MemorySample } from './memory-probe.js';
 import { benchDatabaseUrl, catalogFoods, checkpoint, databaseBytes, ensureDatabase, readCatalogue } from './postgres.js';
 
@@ -264,39 +263,6 @@ async function postgresCatalogue(): Promise<{ url: string; importFoodsPerSecond?
   log(result.stdout.trim());
   await checkpoint(url);
   return { url, importFoodsPerSecond: FOODS / seconds, dbBytes: await databaseBytes(url) };
-}
-
-/**
- * The catalogue version a replica answers, where its copy of the rows stands and its read of
- * the file's pages ahead (/readyz), asked on a new connection: the primary gives connections to
- * the workers in turn, where a kept-alive one would ask the same worker each time.
- */
-function readiness(serverUrl: string): Promise<{ version: number; localRows?: string; filePages?: string; searchWarmUp?: string }> {
-  return new Promise((resolve, reject) => {
-    get(`${serverUrl}/readyz`, { agent: false }, (response) => {
-      let body = '';
-      response.setEncoding('utf8').on('data', (chunk: string) => (body += chunk)).on('error', reject)
-        .on('end', () => resolve((JSON.parse(body) as { catalog: { version: number; localRows?: string; filePages?: string; searchWarmUp?: string } }).catalog));
-    }).on('error', reject);
-  });
-}
-
-/**
- * Waits until a server has done what it does in the background once it listens: a SQLite
- * server's read of its file's pages ahead (page-map.ts; `filePages` on /readyz), then its
- * searches of its own (warm-searches.ts; `searchWarmUp`, absent from builds before it), so that
- * the first scenario is not measured beside them; ms waited. `4 × workers` answers in a row say
- * so for every worker.
- */
-async function backgroundDone(serverUrl: string, workers: number): Promise<number> {
-  const started = performance.now();
-  for (let done = 0; done < 4 * workers;) {
-    const state = await readiness(serverUrl);
-    done = state.filePages === 'reading' || state.searchWarmUp === 'searching' ? 0 : done + 1;
-    if (performance.now() - started > 120_000) throw new Error(`the server's work after it listened did not end in 2 minutes: ${JSON.stringify(state)}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return performance.now() - started;
 }
 
 /** Waits until the replica's copy of its version's rows is ready (no copy: at once); ms waited. */
