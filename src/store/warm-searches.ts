@@ -93,12 +93,11 @@ export async function warmSearches(reader: Pick<CatalogReader, 'foodsJson'>, sou
  */
 export class SearchWarmUp {
   state: SearchWarmUpState;
-  /** Settles when the warm-up has ended, whichever way. */
-  readonly ended: Promise<void>;
 
   constructor(reader: Pick<CatalogReader, 'foodsJson'>, source: SearchWarmUpSource, log: () => StoreLogger | undefined, count = warmSearchCount()) {
     this.state = count === 0 ? 'off' : 'searching';
-    this.ended = count === 0 ? Promise.resolve() : warmSearches(reader, source, count).then((done) => {
+    if (count === 0) return;
+    void warmSearches(reader, source, count).then((done) => {
       this.state = done === undefined ? 'stopped' : 'done';
       if (done !== undefined) log()?.info({ searches: done.searches, ms: Math.round(done.ms) }, 'answered searches of its own catalogue, so that V8 has compiled the search code before requests need it');
     }, (error: unknown) => {
