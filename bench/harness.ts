@@ -119,6 +119,11 @@ export function readiness(serverUrl: string): Promise<{ version: number; localRo
   });
 }
 
+/** Whether a server's work after it listened (/readyz, or its store's health) is still going on. */
+export function stillWorking(state: { readonly filePages?: string; readonly searchWarmUp?: string }): boolean {
+  return state.filePages === 'reading' || state.searchWarmUp === 'searching';
+}
+
 /**
  * Waits until a server has done what it does in the background once it listens: a SQLite
  * server's read of its file's pages ahead (page-map.ts; `filePages` on /readyz), then its
@@ -130,7 +135,7 @@ export async function backgroundDone(serverUrl: string, workers: number): Promis
   const started = performance.now();
   for (let done = 0; done < 4 * workers;) {
     const state = await readiness(serverUrl);
-    done = state.filePages === 'reading' || state.searchWarmUp === 'searching' ? 0 : done + 1;
+    done = stillWorking(state) ? 0 : done + 1;
     if (performance.now() - started > 120_000) throw new Error(`the server's work after it listened did not end in 2 minutes: ${JSON.stringify(state)}`);
     await new Promise((r) => setTimeout(r, 20));
   }

@@ -19,6 +19,7 @@ import { openServingStore } from '../src/server.js';
 import { openAuthenticator } from '../src/tokens/open.js';
 import { AUTH, TOKEN, samples, scenarios, zipfOrder } from './scenarios.js';
 import { clock } from './clock.js';
+import { stillWorking } from './harness.js';
 
 const { values } = parseArgs({
   options: {
@@ -39,7 +40,7 @@ const store = await openServingStore(config);
 await store.warm(); // as the server does before it listens
 // And as it does once it listens (SQLite: the file's pages read ahead, page-map.ts; searches of its own, warm-searches.ts), waited for.
 store.listening?.();
-for (let h = await store.health(); h.filePages === 'reading' || h.searchWarmUp === 'searching'; h = await store.health()) await new Promise((resolve) => setTimeout(resolve, 20));
+while (stillWorking(await store.health())) await new Promise((resolve) => setTimeout(resolve, 20));
 const auth = await openAuthenticator(config, store);
 const app = await buildApp(config, { store, auth });
 const s = samples(values.db);

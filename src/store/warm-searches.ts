@@ -49,6 +49,11 @@ export function searchesOfName(name: string): string[] {
   return out;
 }
 
+/** `count` rids from 1 to `last`, evenly apart: the foods whose names a store samples (repeated when `count` > `last`). */
+export function spreadRids(last: number, count: number): number[] {
+  return last < 1 ? [] : Array.from({ length: count }, (_, i) => 1 + Math.floor((i * last) / count));
+}
+
 export type SearchWarmUpState = NonNullable<CatalogHealth['searchWarmUp']>;
 
 export interface SearchWarmUpDone {

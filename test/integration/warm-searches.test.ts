@@ -4,7 +4,7 @@ import { fixtureDatabase } from '../helpers/fixture-server.js';
 import { basic, spawnServe, TEST_TOKEN, type ServeProcess } from '../helpers/server.js';
 import { forEachStore } from '../helpers/stores.js';
 import { SqliteCatalogStore } from '../../src/store/sqlite/store.js';
-import { searchesOfName, warmSearches } from '../../src/store/warm-searches.js';
+import { SearchWarmUp, searchesOfName, spreadRids, warmSearches } from '../../src/store/warm-searches.js';
 import type { FoodQuery, Page } from '../../src/store/catalog-store.js';
 
 /**
@@ -102,4 +102,18 @@ test("the searches are a search box's, each of them answered by the store", asyn
   } finally {
     await store.close();
   }
+});
+
+test('a search that fails stops the warm-up, said in the log; the names come from rids spread over the catalogue', async () => {
+  assert.deepEqual(spreadRids(10, 4), [1, 3, 6, 8]);
+  assert.deepEqual(spreadRids(2, 4), [1, 1, 2, 2]);
+  assert.deepEqual(spreadRids(0, 4), []);
+  const warned: string[] = [];
+  const failing = { foodsJson: (): Promise<Page<string>> => Promise.reject(new Error('the store broke')) };
+  const warmUp = new SearchWarmUp(failing, { sampleNames: () => Promise.resolve(['Brie']), isOpen: () => true }, () => ({ info: () => undefined, warn: (_, message) => warned.push(message) }), 10);
+  assert.equal(warmUp.state, 'searching');
+  for (let waited = 0; warmUp.state === 'searching' && waited < 5000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.equal(warmUp.state, 'stopped');
+  assert.deepEqual(warned, ['stopped warming the search code: a search of its own failed']);
+  assert.equal(new SearchWarmUp(failing, { sampleNames: () => Promise.resolve(['Brie']), isOpen: () => true }, () => undefined, 0).state, 'off');
 });

@@ -34,7 +34,7 @@ import { textRows } from './text-rows.js';
 import { catalogVersionOf, META_TABLE, migrate } from './schema.js';
 import { PG_BUILD, compareCodePoints, copyOutOf, readSearchBlobs, readSearchSource } from './search-store.js';
 import { beginPostgresImport } from './writer.js';
-import { SearchWarmUp } from '../warm-searches.js';
+import { SearchWarmUp, spreadRids } from '../warm-searches.js';
 
 /**
  * The catalogue in PostgreSQL, read side (the import is writer.ts). Each committed catalogue
@@ -402,8 +402,7 @@ export class PostgresCatalogStore implements CatalogStore {
   /** Up to `count` food names of the loaded version, one every so many rids. */
   private async sampleNames(count: number): Promise<string[]> {
     const v = await this.ready();
-    const last = v.engine.index.place.length - 1;
-    const rids = Array.from({ length: count }, (_, i) => 1 + Math.floor((i * last) / count));
+    const rids = spreadRids(v.engine.index.place.length - 1, count);
     const rows = await this.query<{ name: string }>(`SELECT name FROM ${v.dialect.table('foods')} WHERE rid = ANY($1::int[]) ORDER BY rid`, [rids]);
     return rows.map((row) => row.name);
   }

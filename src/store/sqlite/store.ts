@@ -25,7 +25,7 @@ import { recordsEngine } from '../../search/records.js';
 import { Synonyms } from '../../search/synonyms.js';
 import { loadSearchIndex } from './search-store.js';
 import { MAX_MMAP_BYTES, mapPages } from './page-map.js';
-import { SearchWarmUp } from '../warm-searches.js';
+import { SearchWarmUp, spreadRids } from '../warm-searches.js';
 
 /**
  * Reads through a memory map of the file (SQLite's `mmap_size`; writes still go through the
@@ -297,17 +297,11 @@ export class SqliteCatalogStore implements CatalogStore {
     });
   }
 
-  /** Up to `count` food names, one every so many rids. */
+  /** Up to `count` food names, one every so many rids (one read). */
   private sampleNames(count: number): string[] {
-    const last = this.prepared('SELECT max(rid) FROM foods', 'value').get() as number | null;
-    if (last === null) return [];
-    const from = this.prepared('SELECT name FROM foods WHERE rid >= ? ORDER BY rid LIMIT 1', 'value');
-    const names: string[] = [];
-    for (let i = 0; i < count; i++) {
-      const name = from.get(1 + Math.floor((i * last) / count)) as string | undefined;
-      if (name !== undefined) names.push(name);
-    }
-    return names;
+    const last = (this.prepared('SELECT max(rid) FROM foods', 'value').get() as number | null) ?? 0;
+    return this.prepared('SELECT name FROM foods WHERE rid IN (SELECT value FROM json_each(?)) ORDER BY rid', 'value')
+      .all(JSON.stringify(spreadRids(last, count))) as string[];
   }
 
   private healthOfVersion: CatalogHealth | undefined;
