@@ -322,25 +322,62 @@ const ALL_UNITS = 255;
  * word's completions, read with its name's bonus counted, made `fat co*` read ~4 times the foods.
  */
 export function boundOrder(ranks: FoodRanks, most: CoverBound): BoundOrder {
+  return finished(boundOrderSteps(ranks, most, Infinity));
+}
+
+/**
+ * Rids a step of `boundOrderSteps` goes through: ~0.8 ms of a bound's work at 1,000,000 foods
+ * on a slow VM (~100 ns a food), so that a server making its orders once it listens
+ * (engine.ts `orderSteps`) keeps turns of about a millisecond.
+ */
+export const ORDER_STEP_RIDS = 8192;
+
+/**
+ * `boundOrder` made in steps of `step` rids (Infinity: in one), yielding between them; returns
+ * the order, which is then kept (or the one a search made meanwhile, the same).
+ */
+export function* boundOrderSteps(ranks: FoodRanks, most: CoverBound, step = ORDER_STEP_RIDS): Generator<void, BoundOrder, void> {
   const key = orderKey(most);
   let byKey = orders.get(ranks);
   if (byKey === undefined) orders.set(ranks, (byKey = new Map<number, BoundOrder>()));
-  let order = byKey.get(key.key);
-  if (order === undefined) {
-    const n = ranks.place.length;
-    let foods = 0;
-    for (let rid = 0; rid < n; rid++) if (ranks.place[rid] !== NO_PLACE) foods++;
-    const rids = new Uint32Array(foods);
-    const bound = new Int32Array(foods);
-    for (let rid = 0, k = 0; rid < n; rid++) {
+  const made = byKey.get(key.key);
+  if (made !== undefined) return made;
+  const n = ranks.place.length;
+  let foods = 0;
+  for (const [from, to] of ranges(n, step)) {
+    for (let rid = from; rid < to; rid++) if (ranks.place[rid] !== NO_PLACE) foods++;
+    yield;
+  }
+  const rids = new Uint32Array(foods);
+  const bound = new Int32Array(foods);
+  let k = 0;
+  for (const [from, to] of ranges(n, step)) {
+    for (let rid = from; rid < to; rid++) {
       if (ranks.place[rid] === NO_PLACE) continue;
       rids[k] = rid;
       bound[k++] = staticBound(rid, ranks, key);
     }
-    order = { ...byBound(rids, bound, boundOrderMax()), ...ridBounds(rids, bound, n) };
-    byKey.set(key.key, order);
+    yield;
   }
+  const range = yield* boundRangeSteps(bound, step);
+  const order = { ...(yield* byBoundSteps(rids, bound, boundOrderMax(), step, range)), ...(yield* ridBoundsSteps(rids, bound, n, step, range)) };
+  const meanwhile = byKey.get(key.key);
+  if (meanwhile !== undefined) return meanwhile;
+  byKey.set(key.key, order);
   return order;
+}
+
+/** A generator run to its end at once: its value. */
+function finished<T>(steps: Generator<void, T, void>): T {
+  for (;;) {
+    const next = steps.next();
+    if (next.done === true) return next.value;
+  }
+}
+
+/** [from, to) ranges of `step` (one when `step` is Infinity) over 0…n. */
+function* ranges(n: number, step: number): Generator<readonly [number, number], void, void> {
+  for (let from = 0; from < n; from += step) yield [from, Math.min(n, from + step)];
 }
 
 /**
@@ -351,11 +388,14 @@ export function boundOrder(ranks: FoodRanks, most: CoverBound): BoundOrder {
  * and 6-9 % a query asked again, p90 10-18 % less; fts cold 6 % and 1 %; a corrected word +4 %
  * (its maximum halved) and -9 %.
  */
-function ridBounds(rids: Uint32Array, bound: Int32Array, ridLimit: number): { byRid?: RidBounds } {
-  const { least, most } = boundRange(bound);
+function* ridBoundsSteps(rids: Uint32Array, bound: Int32Array, ridLimit: number, step: number, range: BoundRange): Generator<void, { byRid?: RidBounds }, void> {
+  const { least, most } = range;
   if (!(most - least < 255)) return {};
   const steps = new Uint8Array(ridLimit).fill(255);
-  for (let k = 0; k < rids.length; k++) steps[rids[k]!] = bound[k]! - least;
+  for (const [from, to] of ranges(rids.length, step)) {
+    for (let k = from; k < to; k++) steps[rids[k]!] = bound[k]! - least;
+    yield;
+  }
   return { byRid: { least, steps } };
 }
 
@@ -601,13 +641,23 @@ function grown<T extends Uint32Array | Int32Array>(from: T, to: T): T {
 
 /**
  * `rids` (ascending) in order of their `bound`, rid order kept within one (a counting sort:
- * bounds are whole numbers, ~130 of them at 1,000,000 foods): the best bounds' foods, whole
+ * bounds are whole numbers, ~130 of them at 1,000,000 foods).
+ */
+function byBound(rids: Uint32Array, bound: Int32Array): BoundOrder {
+  return finished(byBoundSteps(rids, bound, Infinity, Infinity, finished(boundRangeSteps(bound, Infinity))));
+}
+
+/**
+ * `byBound`, in steps of `step` foods, from the bounds' `range`: the best bounds' foods, whole
  * bounds while they number at most `most` (at least one bound), and the first bound left out.
  */
-function byBound(rids: Uint32Array, bound: Int32Array, most = Infinity): BoundOrder {
-  const { least: min, most: max } = boundRange(bound);
+function* byBoundSteps(rids: Uint32Array, bound: Int32Array, most: number, step: number, range: BoundRange): Generator<void, BoundOrder, void> {
+  const { least: min, most: max } = range;
   const start = new Uint32Array(rids.length === 0 ? 1 : max - min + 2);
-  for (const b of bound) start[b - min + 1]!++;
+  for (const [from, to] of ranges(bound.length, step)) {
+    for (let k = from; k < to; k++) start[bound[k]! - min + 1]!++;
+    yield;
+  }
   for (let b = 1; b < start.length; b++) start[b]! += start[b - 1]!;
   // Each bound's first place, before the fill below moves them on.
   const buckets: number[] = [];
@@ -626,20 +676,32 @@ function byBound(rids: Uint32Array, bound: Int32Array, most = Infinity): BoundOr
   const held = rest === undefined ? rids.length : start[rest - min]!;
   starts.push(held);
   const ordered = new Uint32Array(held);
-  for (let k = 0; k < rids.length; k++) {
-    const at = bound[k]! - min;
-    if (start[at]! < held) ordered[start[at]!++] = rids[k]!;
+  for (const [from, to] of ranges(rids.length, step)) {
+    for (let k = from; k < to; k++) {
+      const at = bound[k]! - min;
+      if (start[at]! < held) ordered[start[at]!++] = rids[k]!;
+    }
+    yield;
   }
   return { rids: ordered, starts: Uint32Array.from(starts), bounds: Int32Array.from(buckets), ...(rest === undefined ? {} : { rest }) };
 }
 
-/** The least and most of `bound` (Infinity and -Infinity when it is empty). */
-function boundRange(bound: Int32Array): { least: number; most: number } {
+interface BoundRange {
+  readonly least: number;
+  readonly most: number;
+}
+
+/** The least and most of `bound` (Infinity and -Infinity when it is empty), in steps of `step`. */
+function* boundRangeSteps(bound: Int32Array, step: number): Generator<void, BoundRange, void> {
   let least = Infinity;
   let most = -Infinity;
-  for (const b of bound) {
-    if (b < least) least = b;
-    if (b > most) most = b;
+  for (const [from, to] of ranges(bound.length, step)) {
+    for (let k = from; k < to; k++) {
+      const b = bound[k]!;
+      if (b < least) least = b;
+      if (b > most) most = b;
+    }
+    yield;
   }
   return { least, most };
 }

@@ -1,7 +1,7 @@
 import { envInteger } from '../config.js';
 import { fold, queryWords, type QueryWord } from '../domain/text.js';
 import type { FoodQuery } from '../store/catalog-store.js';
-import { boundFirstPage, boundOrder, candidatesPage, collectMax, drivenPage, type PlacedSlots, type SlotPart, type UnionSlot } from './bound-first.js';
+import { boundFirstPage, boundOrderSteps, candidatesPage, collectMax, drivenPage, type PlacedSlots, type SlotPart, type UnionSlot } from './bound-first.js';
 import { earlyTopMatches, matchingFoods, prepareBitmaps, scoreFoods } from './early-top.js';
 import { correctionsPage } from './corrections-page.js';
 import { foodTest, type RecordRids } from './food-filters.js';
@@ -100,9 +100,16 @@ export class SearchEngine {
    * Loads what the first searches would otherwise wait for: the name places, and the postings
    * of the commonest groups up to WARM_POSTINGS_BYTES, with their bitmaps (nearly
    * every multi-word search has a common word; at 1,000,000 foods 'and' alone is ~600,000
-   * postings, ~40 ms to read and prepare).
+   * postings, ~40 ms to read and prepare), then the bound orders (`orderSteps`), at once.
    */
   warm(): void {
+    this.warmLists();
+    const steps = this.orderSteps();
+    while (steps.next().done !== true) continue;
+  }
+
+  /** `warm`'s first part, what a server does before it listens: the name places and the commonest postings. */
+  warmLists(): void {
     const index = this.index;
     index.names();
     const groups = Array.from(index.vocabulary.groupFoods.keys()).filter((g) => index.vocabulary.groupFoods[g]! * 16 >= index.place.length)
@@ -112,12 +119,21 @@ export class SearchEngine {
       const postings = index.postings(group);
       if (postings !== undefined) prepareBitmaps(postings, index.place.length);
     }
-    // The bound orders of one to three words (bound-first.ts; words that one word of a food
-    // may match all, `cheddar ch*`, share the order of their count): 20-140 ms each to make at
-    // 1,000,000 foods (by the machine's state), 1.5 MiB each to keep (the best 131,072 foods' rids, every food's bound in a byte).
+  }
+
+  /**
+   * `warm`'s second part, in steps of about a millisecond, which a server takes in turns once it
+   * listens (store/warm-searches.ts): the bound orders of one to three words (bound-first.ts;
+   * words that one word of a food may match all, `cheddar ch*`, share the order of their count),
+   * 20-140 ms each to make at 1,000,000 foods (by the machine's state), 1.5 MiB each to keep (the
+   * best 131,072 foods' rids, every food's bound in a byte). Made before the server listened,
+   * they were ~40 % of its start (0.49 of 1.22 s of the worker's CPU on a slow VM); a search
+   * that needs one before it is made makes it at once.
+   */
+  *orderSteps(): Generator<void, void, void> {
     for (const together of [[1], [2], [1, 1], [1, 1, 1], [2, 1]]) {
       const units = together.reduce((sum, size) => sum + size, 0);
-      boundOrder(index, { units, named: units, placed: { together, mostOffset: [] } });
+      yield* boundOrderSteps(this.index, { units, named: units, placed: { together, mostOffset: [] } });
     }
   }
 

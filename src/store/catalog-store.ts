@@ -149,9 +149,9 @@ export interface CatalogHealth extends CatalogState {
    */
   readonly filePages?: 'reading' | 'read' | 'by use';
   /**
-   * Whether the process has answered searches of its own catalogue since it listened, so that
-   * V8 compiled the search code before requests need it (src/store/warm-searches.ts):
-   * `searching`, then `done`; `off` (FOODLOOKUP_WARM_SEARCHES=0) or `stopped` (the store closed,
+   * Whether the process has made its search engine's bound orders and answered searches of its
+   * own catalogue since it listened, so that V8 compiled the search code before requests need
+   * it (src/store/warm-searches.ts): `searching`, then `done`; `off` (FOODLOOKUP_WARM_SEARCHES=0) or `stopped` (the store closed,
    * or a search failed). Absent before the server listens.
    */
   readonly searchWarmUp?: 'searching' | 'done' | 'off' | 'stopped';
@@ -176,7 +176,11 @@ export interface CatalogReader {
   warm(): Promise<void>;
   /** Where a store reports what it does in the background (a PostgreSQL replica's copy of the rows); set once the app's logger exists. */
   useLogger?(logger: StoreLogger): void;
-  /** Work a store does in the background once the server listens: searches of its own (warm-searches.ts); SQLite reads its file's pages ahead first (page-map.ts). */
+  /**
+   * Work a store does in the background once the server listens: the search engine's bound
+   * orders, then searches of its own (warm-searches.ts); SQLite reads its file's pages ahead
+   * meanwhile, before the searches (page-map.ts).
+   */
   listening?(): void;
   /**
    * A real round trip to the store (GET /readyz: ready when it answers; /metrics): rejects, or

@@ -66,6 +66,23 @@ export interface SearchWarmUpSource {
   sampleNames(count: number): Promise<readonly string[]>;
   /** Whether the store still answers (false once it closed: the warm-up stops). */
   isOpen(): boolean;
+  /** The search engine's work to take in turns before the searches: its bound orders (engine.ts `orderSteps`). */
+  orderSteps?(): Promise<Iterator<unknown>>;
+}
+
+/**
+ * Takes `steps` in turns of about `turnMs` (at least one step), between which the event loop
+ * serves requests; false when `isOpen` turned false first.
+ */
+export async function inTurns(steps: Iterator<unknown>, isOpen: () => boolean, turnMs = 1): Promise<boolean> {
+  for (let done = false; !done;) {
+    await new Promise((resolve) => setImmediate(resolve));
+    if (!isOpen()) return false;
+    const turn = performance.now();
+    do done = steps.next().done === true;
+    while (!done && performance.now() - turn < turnMs);
+  }
+  return true;
 }
 
 /**
@@ -83,7 +100,6 @@ export async function warmSearches(reader: Pick<CatalogReader, 'foodsJson'>, sou
     const turn = performance.now();
     while (asked < total && performance.now() - turn < turnMs) {
       if (!source.isOpen()) return undefined;
-      // More searches than the names make: asked again, round.
       const { query } = foodListRequest({ query: searches[asked++ % searches.length]! });
       await reader.foodsJson(query);
     }
@@ -94,20 +110,37 @@ export async function warmSearches(reader: Pick<CatalogReader, 'foodsJson'>, sou
 /**
  * A store's warm-up, started once the server listens, and where it stands (`state`, for GET
  * /readyz): `searching`, then `done`; `off` when the setting is 0; `stopped` when the store
- * closed first or a search failed (logged).
+ * closed first or a search failed (logged). It first takes the engine's bound orders in turns
+ * (`source.orderSteps`, made also when the searches are off), then waits for `before` (SQLite:
+ * its read of the file's pages ahead, which the searches would otherwise do themselves, by
+ * page faults), then asks the searches.
  */
 export class SearchWarmUp {
   state: SearchWarmUpState;
 
-  constructor(reader: Pick<CatalogReader, 'foodsJson'>, source: SearchWarmUpSource, log: () => StoreLogger | undefined, count = warmSearchCount()) {
+  constructor(reader: Pick<CatalogReader, 'foodsJson'>, source: SearchWarmUpSource, log: () => StoreLogger | undefined, count = warmSearchCount(), before: Promise<unknown> = Promise.resolve()) {
     this.state = count === 0 ? 'off' : 'searching';
-    if (count === 0) return;
-    void warmSearches(reader, source, count).then((done) => {
-      this.state = done === undefined ? 'stopped' : 'done';
-      if (done !== undefined) log()?.info({ searches: done.searches, ms: Math.round(done.ms) }, 'answered searches of its own catalogue, so that V8 has compiled the search code before requests need it');
+    void this.run(reader, source, log, count, before).then((outcome) => {
+      if (this.state === 'searching') this.state = outcome;
     }, (error: unknown) => {
-      this.state = 'stopped';
+      if (this.state === 'searching') this.state = 'stopped';
       log()?.warn({ err: error }, 'stopped warming the search code: a search of its own failed');
     });
+  }
+
+  private async run(reader: Pick<CatalogReader, 'foodsJson'>, source: SearchWarmUpSource, log: () => StoreLogger | undefined, count: number, before: Promise<unknown>): Promise<'done' | 'stopped'> {
+    const started = performance.now();
+    const steps = await source.orderSteps?.();
+    if (steps !== undefined) {
+      if (!(await inTurns(steps, () => source.isOpen()))) return 'stopped';
+      log()?.info({ ms: Math.round(performance.now() - started) }, "made the search engine's bound orders, in turns, once it listened");
+    }
+    await before;
+    if (count === 0) return 'done';
+    if (!source.isOpen()) return 'stopped';
+    const done = await warmSearches(reader, source, count);
+    if (done === undefined) return 'stopped';
+    log()?.info({ searches: done.searches, ms: Math.round(done.ms) }, 'answered searches of its own catalogue, so that V8 has compiled the search code before requests need it');
+    return 'done';
   }
 }

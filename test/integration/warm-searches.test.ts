@@ -15,6 +15,15 @@ import type { FoodQuery, Page } from '../../src/store/catalog-store.js';
  */
 
 const SAID = 'answered searches of its own catalogue';
+const ORDERS = "made the search engine's bound orders";
+
+/** The log is written asynchronously: a line may come after /readyz's answer. */
+async function logLine(server: ServeProcess, text: string): Promise<string> {
+  for (let waited = 0; !server.stdout().includes(text) && waited < 10_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+  const line = server.stdout().split('\n').find((l) => l.includes(text));
+  assert.ok(line !== undefined, `no "${text}" in ${server.stdout()}`);
+  return line;
+}
 
 async function readiness(server: ServeProcess): Promise<{ filePages?: string; searchWarmUp?: string }> {
   const response = await fetch(`${server.url}/readyz`);
@@ -35,15 +44,15 @@ async function warmUpState(server: ServeProcess, until: (state: string | undefin
 forEachStore((kind) => {
   const fixture = fixtureDatabase(kind);
 
-  test('a new server answers 3,000 searches of its own once it listens, and says so in its log and on /readyz', async () => {
+  test('a new server makes its bound orders, then answers 3,000 searches of its own once it listens, and says so in its log and on /readyz', async () => {
     const server = await spawnServe(fixture.store);
     try {
       assert.equal(await warmUpState(server, (state) => state !== undefined && state !== 'searching'), 'done');
-      // The log is written asynchronously: it may come after /readyz's answer.
-      for (let waited = 0; !server.stdout().includes(SAID) && waited < 10_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
-      const line = server.stdout().split('\n').find((l) => l.includes(SAID));
-      assert.ok(line !== undefined, server.stdout());
+      const line = await logLine(server, SAID);
       assert.equal((JSON.parse(line) as { searches: number }).searches, 3000);
+      const orders = await logLine(server, ORDERS);
+      assert.ok(server.stdout().indexOf(orders) < server.stdout().indexOf(line), 'the orders first');
+      assert.ok(server.stdout().indexOf(orders) > server.stdout().indexOf('listening on'), 'once it listened');
     } finally {
       assert.equal(await server.stop(), 0);
     }
@@ -64,10 +73,11 @@ forEachStore((kind) => {
     assert.ok(!server.stdout().includes(SAID));
   });
 
-  test('FOODLOOKUP_WARM_SEARCHES=0 asks none', async () => {
+  test('FOODLOOKUP_WARM_SEARCHES=0 asks none, and the bound orders are still made', async () => {
     const server = await spawnServe(fixture.store, { FOODLOOKUP_WARM_SEARCHES: '0' });
     try {
       assert.equal(await warmUpState(server, (state) => state !== undefined), 'off');
+      await logLine(server, ORDERS);
       assert.ok(!server.stdout().includes(SAID), server.stdout());
     } finally {
       assert.equal(await server.stop(), 0);

@@ -5,7 +5,7 @@ import type { FoodFacts } from '../../src/search/search-index.js';
 import { earlyTopMatches, matchingFoods, scoreFoods } from '../../src/search/early-top.js';
 import { seededRandom } from '../../bench/random.js';
 import { finalScore, forEachCommonFood, forEachMatch, matchScore, matchTier, ranksBefore, topMatches, type FoodRanks } from '../../src/search/word-search.js';
-import { boundFirstPage, boundOrder, drivenPage, type UnionSlot } from '../../src/search/bound-first.js';
+import { boundFirstPage, boundOrder, boundOrderSteps, drivenPage, type UnionSlot } from '../../src/search/bound-first.js';
 import { BASE_COVERS, BASE_PARTS, PARTIAL_COVERS, baseCode } from '../../src/search/postings.js';
 import { better } from '../../src/search/slots.js';
 import { foodTest, type RecordRids } from '../../src/search/food-filters.js';
@@ -304,6 +304,37 @@ describe('slots as unions of lists (bound-first.ts)', () => {
     }
     assert.ok(compared > 2000, `${compared} foods compared`);
     assert.ok(paths.driven > 50 && paths.all > 50 && paths.bound > 50, JSON.stringify(paths));
+  });
+
+  test('a bound order made in steps (a server once it listens) is the one made at once, and a search that needs it meanwhile makes it', () => {
+    const random = seededRandom(7);
+    const ridLimit = 3000;
+    const fresh = (): FoodRanks => ({
+      place: Uint32Array.from({ length: ridLimit }, (_, r) => (r % 5 === 1 ? 0xffffffff : r)),
+      shape: Uint32Array.from({ length: ridLimit }, (_, r) => packShape([1 + (r % 3), r % 2, r % 4], 1 + (r % 7))),
+      staticPart: Int16Array.from({ length: ridLimit }, () => -staticScore(Math.floor(random() * 12), Math.floor(random() * 128))),
+    });
+    const ranks = fresh();
+    const bounds = [{ units: 1, named: 1 }, { units: 2, named: 2, placed: { together: [1, 1], mostOffset: [] } }, { units: 3, named: 1 }];
+    const atOnce = bounds.map((most) => boundOrder({ ...ranks }, most));
+    bounds.forEach((most, i) => {
+      const stepped = { ...ranks };
+      const steps = boundOrderSteps(stepped, most, 64);
+      let taken = 0;
+      let next = steps.next();
+      for (; next.done !== true; next = steps.next()) taken++;
+      assert.ok(taken > 3 * (ridLimit / 64), `bound ${i}: ${taken} steps of 64 foods`);
+      assert.deepEqual(next.value, atOnce[i], `bound ${i}: the same order`);
+      assert.equal(boundOrder(stepped, most), next.value, `bound ${i}: kept, not made again`);
+      // A search makes the order while the steps are under way: theirs is dropped for it.
+      const meanwhile = { ...ranks };
+      const late = boundOrderSteps(meanwhile, most, 64);
+      late.next();
+      const made = boundOrder(meanwhile, most);
+      let last = late.next();
+      while (last.done !== true) last = late.next();
+      assert.equal(last.value, made, `bound ${i}: the order the search made`);
+    });
   });
 
   test('a bound order whose bounds span 255 or more has no bounds by rid', () => {

@@ -173,10 +173,10 @@ export const SCHEMAS: Readonly<Record<string, Schema>> = {
           },
           searchWarmUp: {
             type: 'string', enum: ['searching', 'done', 'off', 'stopped'],
-            description: 'Whether this process has answered searches of its own catalogue since it started listening (3,000 by default, FOODLOOKUP_WARM_SEARCHES), '
-              + 'so that the search code is compiled before requests need it; requests are answered in between meanwhile: `searching`, then `done`; '
-              + '`off` when the setting is 0; `stopped` when the store closed first or one of those searches failed (logged). '
-              + 'A SQLite replica begins once its file pages are read.',
+            description: 'Whether this process has made its search engine\'s bound orders and answered searches of its own catalogue since it started listening '
+              + '(3,000 by default, FOODLOOKUP_WARM_SEARCHES), so that the search code is compiled before requests need it; requests are answered in between meanwhile: '
+              + '`searching`, then `done`; `off` when the setting is 0 (the orders are still made); `stopped` when the store closed first or one of those searches failed (logged). '
+              + 'A SQLite replica begins its searches once its file pages are read.',
           },
         },
       },

@@ -391,12 +391,16 @@ export class PostgresCatalogStore implements CatalogStore {
   }
 
   async warm(): Promise<void> {
-    (await this.ready()).engine.warm();
+    (await this.ready()).engine.warmLists();
   }
 
-  /** Once the server listens: searches of its own, so that V8 compiles the search code first (warm-searches.ts). */
+  /** Once the server listens, in turns: the search engine's bound orders, then searches of its own, so that V8 compiles the search code first (warm-searches.ts). */
   listening(): void {
-    this.warmUp ??= new SearchWarmUp(this, { sampleNames: (count) => this.sampleNames(count), isOpen: () => !this.closed }, () => this.logger);
+    this.warmUp ??= new SearchWarmUp(this, {
+      sampleNames: (count) => this.sampleNames(count),
+      isOpen: () => !this.closed,
+      orderSteps: async () => (await this.ready()).engine.orderSteps(),
+    }, () => this.logger);
   }
 
   /** Up to `count` food names of the loaded version, one every so many rids. */
