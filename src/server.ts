@@ -6,7 +6,7 @@ import { answersQueuedBehind } from './http/framing.js';
 import { openStore } from './store/open-store.js';
 import type { CatalogStore } from './store/catalog-store.js';
 import { openAuthenticator } from './tokens/open.js';
-import { databaseAccess } from './store/sqlite/file-access.js';
+import { readOnlyNotice } from './store/sqlite/file-access.js';
 import cluster from 'node:cluster';
 import { listenMetrics, metricsRegistryOf, shareMetricsWithPrimary } from './http/metrics.js';
 import { settlesWithin } from './deadline.js';
@@ -25,22 +25,6 @@ export interface RunningServer {
  * cache holds what SQLite makes for itself (its sorter spills past this size).
  */
 const SERVING_CACHE_MIB = 16;
-
-/**
- * Where the served database cannot be written: a sentence for the operator, said at startup
- * (the service only reads; what it loses is recording tokens' last use).
- */
-export function readOnlyNotice(config: Config): string | undefined {
-  if (config.databaseUrl) return undefined;
-  const access = databaseAccess(config.dbPath);
-  if (!access.exists) {
-    throw new Error(`no database at ${config.dbPath}: load one with 'foodlookup import <format> <path…> --db ${config.dbPath}', ` +
-      "or run 'foodlookup start' to build the bundled USDA catalogue");
-  }
-  return access.readOnlyBecause === undefined
-    ? undefined
-    : `serving ${config.dbPath} read-only, as ${access.readOnlyBecause}: access tokens cannot be created there and their last use is not recorded`;
-}
 
 /**
  * The store as a serving process opens it: writable (access tokens record their last use), or

@@ -1,9 +1,7 @@
 import cluster from 'node:cluster';
 import { loadConfig, type Config } from '../config.js';
-import { readOnlyNotice, startServer } from '../server.js';
-import { openStore, preparePostgres } from '../store/open-store.js';
+import { readOnlyNotice } from '../store/sqlite/file-access.js';
 import { UsageError } from './usage.js';
-import { listenClusterMetrics } from '../http/metrics.js';
 import { addressInUse, isAddressInUse, portProblem } from './listen-errors.js';
 
 /**
@@ -120,8 +118,10 @@ function runPrimary(config: Config): void {
     stopping = true;
     for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(signal);
   };
-  if (config.metricsPort !== undefined) {
-    listenClusterMetrics(config.host, config.metricsPort).then(
+  const metricsPort = config.metricsPort;
+  if (metricsPort !== undefined) {
+    // Loaded only here: the primary loads nothing of the HTTP service it does not use, and forks sooner.
+    import('../http/metrics.js').then(({ listenClusterMetrics }) => listenClusterMetrics(config.host, metricsPort)).then(
       (server) => {
         const address = server.address();
         process.stderr.write(`metrics on http://${config.host}:${typeof address === 'object' && address ? address.port : config.metricsPort}/metrics\n`);
@@ -171,19 +171,19 @@ export async function serveCommand(values: Record<string, string | boolean | und
       return 1;
     }
     // PostgreSQL: reachable, credentials taken, tables up to date, once, before any worker.
-    if (config.databaseUrl) await preparePostgres(config.databaseUrl);
+    if (config.databaseUrl) await (await import('../store/open-store.js')).preparePostgres(config.databaseUrl);
     // Refused here, before any worker: a missing file is never created (only `start` builds one).
     const readOnly = readOnlyNotice(config);
     if (readOnly !== undefined) process.stderr.write(`foodlookup serve: ${readOnly}\n`);
     // Opening for writing brings an older database up to date, which can take a while: done
     // once here, workers do not queue behind it for the write lock (and fail and restart).
-    else if (config.workers > 1 && !config.databaseUrl) await (await openStore(config, { readonly: false })).close();
+    else if (config.workers > 1 && !config.databaseUrl) await (await (await import('../store/open-store.js')).openStore(config, { readonly: false })).close();
     runPrimary(config);
     return -1;
   }
   let server;
   try {
-    server = await startServer(config);
+    server = await (await import('../server.js')).startServer(config);
   } catch (error) {
     if (!isAddressInUse(error)) throw error;
     // Taken between the primary's check and this worker's listen: the primary stops on this exit.
