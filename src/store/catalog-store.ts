@@ -151,8 +151,8 @@ export interface CatalogHealth extends CatalogState {
   /**
    * Whether the process has made its search engine's bound orders and answered searches of its
    * own catalogue since it listened, so that V8 compiled the search code before requests need
-   * it (src/store/warm-searches.ts): `searching`, then `done`; `off` (FOODLOOKUP_WARM_SEARCHES=0) or `stopped` (the store closed,
-   * or a search failed). Absent before the server listens.
+   * it (src/store/warm-searches.ts): `searching`, then `done`; `off` (FOODLOOKUP_WARM_SEARCHES=0)
+   * or `stopped` (the store closed, or a search failed). Absent before the server listens.
    */
   readonly searchWarmUp?: 'searching' | 'done' | 'off' | 'stopped';
 }

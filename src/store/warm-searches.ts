@@ -74,7 +74,7 @@ export interface SearchWarmUpSource {
  * Takes `steps` in turns of about `turnMs` (at least one step), between which the event loop
  * serves requests; false when `isOpen` turned false first.
  */
-export async function inTurns(steps: Iterator<unknown>, isOpen: () => boolean, turnMs = 1): Promise<boolean> {
+async function inTurns(steps: Iterator<unknown>, isOpen: () => boolean, turnMs = 1): Promise<boolean> {
   for (let done = false; !done;) {
     await new Promise((resolve) => setImmediate(resolve));
     if (!isOpen()) return false;
@@ -100,6 +100,7 @@ export async function warmSearches(reader: Pick<CatalogReader, 'foodsJson'>, sou
     const turn = performance.now();
     while (asked < total && performance.now() - turn < turnMs) {
       if (!source.isOpen()) return undefined;
+      // More searches than the names make: asked again, round.
       const { query } = foodListRequest({ query: searches[asked++ % searches.length]! });
       await reader.foodsJson(query);
     }

@@ -127,3 +127,45 @@ test('a search that fails stops the warm-up, said in the log; the names come fro
   assert.deepEqual(warned, ['stopped warming the search code: a search of its own failed']);
   assert.equal(new SearchWarmUp(failing, { sampleNames: () => Promise.resolve(['Brie']), isOpen: () => true }, () => undefined, 0).state, 'off');
 });
+
+test("the engine's bound orders are taken in turns before the searches, and a store closed meanwhile stops them", async () => {
+  const events: string[] = [];
+  const served = { foodsJson: (query: FoodQuery): Promise<Page<string>> => {
+    events.push(`search ${query.match?.query ?? ''}`);
+    return Promise.resolve({ items: [], total: 0 });
+  } };
+  let open = true;
+  let taken = 0;
+  function* orderSteps(): Generator<void, void, void> {
+    for (; taken < 50; taken++) {
+      // Each step ~0.2 ms: the turns of ~1 ms take several, and the event loop runs between them.
+      for (const started = performance.now(); performance.now() - started < 0.2;);
+      yield;
+    }
+    events.push('orders made');
+  }
+  let between = 0;
+  const ticker = setInterval(() => between++, 0);
+  try {
+    const warmUp = new SearchWarmUp(served, { sampleNames: () => Promise.resolve(['Brie']), isOpen: () => open, orderSteps: () => Promise.resolve(orderSteps()) },
+      () => undefined, 2, new Promise((resolve) => setTimeout(resolve, 5)).then(() => events.push('pages read')));
+    for (let waited = 0; warmUp.state === 'searching' && waited < 5000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.equal(warmUp.state, 'done');
+    // The searches wait for both: the orders, taken in turns, and the pages read meanwhile.
+    assert.deepEqual([...events.slice(0, 2)].sort(), ['orders made', 'pages read']);
+    assert.deepEqual(events.slice(2), ['search brie', 'search bri*']);
+    assert.ok(between > 1, `timers ran between the turns (${between})`);
+  } finally {
+    clearInterval(ticker);
+  }
+
+  events.length = 0;
+  taken = 0;
+  const stopped = new SearchWarmUp(served, { sampleNames: () => Promise.resolve(['Brie']), isOpen: () => open, orderSteps: () => Promise.resolve(orderSteps()) }, () => undefined, 0);
+  assert.equal(stopped.state, 'off', 'searches off: the orders are still made');
+  await new Promise((resolve) => setTimeout(resolve, 2));
+  open = false;
+  for (let waited = 0; taken < 50 && waited < 200; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.ok(taken < 50, `stopped after ${taken} of 50 steps once the store closed`);
+  assert.deepEqual(events, []);
+});
