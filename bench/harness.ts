@@ -105,8 +105,8 @@ export async function drain(url: string): Promise<void> {
 }
 
 /**
- * The catalogue version a replica answers, where its copy of the rows stands and its read of
- * the file's pages ahead (/readyz), asked on a new connection: the primary gives connections to
+ * The catalogue version a replica answers, where its copy of the rows, its read of the file's
+ * pages ahead and its warm-up stand (/readyz), asked on a new connection: the primary gives connections to
  * the workers in turn, where a kept-alive one would ask the same worker each time.
  */
 export function readiness(serverUrl: string): Promise<{ version: number; localRows?: string; filePages?: string; searchWarmUp?: string }> {
@@ -125,9 +125,10 @@ export function stillWorking(state: { readonly filePages?: string; readonly sear
 }
 
 /**
- * Waits until a server has done what it does in the background once it listens: a SQLite
- * server's read of its file's pages ahead (page-map.ts; `filePages` on /readyz), then its
- * searches of its own (warm-searches.ts; `searchWarmUp`, absent from builds before it), so that
+ * Waits until a server has done what it does in the background once it listens: its search
+ * engine's bound orders and a SQLite server's read of its file's pages ahead (page-map.ts;
+ * `filePages` on /readyz), then its searches of its own (warm-searches.ts; `searchWarmUp`, which
+ * covers the orders too, absent from builds before it), so that
  * the first scenario is not measured beside them; ms waited. `4 × workers` answers in a row say
  * so for every worker.
  */

@@ -2,6 +2,7 @@ import { envInteger } from '../config.js';
 import { textWords } from '../domain/text.js';
 import { foodListRequest } from '../query/requests.js';
 import type { CatalogHealth, CatalogReader, StoreLogger } from './catalog-store.js';
+import { inTurns } from './turns.js';
 
 /**
  * A new serving process answers its first searches in code V8 has not compiled yet: the
@@ -71,21 +72,6 @@ export interface SearchWarmUpSource {
 }
 
 /**
- * Takes `steps` in turns of about `turnMs` (at least one step), between which the event loop
- * serves requests; false when `isOpen` turned false first.
- */
-async function inTurns(steps: Iterator<unknown>, isOpen: () => boolean, turnMs = 1): Promise<boolean> {
-  for (let done = false; !done;) {
-    await new Promise((resolve) => setImmediate(resolve));
-    if (!isOpen()) return false;
-    const turn = performance.now();
-    do done = steps.next().done === true;
-    while (!done && performance.now() - turn < turnMs);
-  }
-  return true;
-}
-
-/**
  * Asks `reader` `count` searches made of the names `source` gives (none when they make none),
  * in turns of about `turnMs`; returns how many it asked, or undefined when the store closed first.
  */
@@ -133,7 +119,7 @@ export class SearchWarmUp {
     const started = performance.now();
     const steps = await source.orderSteps?.();
     if (steps !== undefined) {
-      if (!(await inTurns(steps, () => source.isOpen()))) return 'stopped';
+      if ((await inTurns(steps, () => source.isOpen())) === undefined) return 'stopped';
       log()?.info({ ms: Math.round(performance.now() - started) }, "made the search engine's bound orders, in turns, once it listened");
     }
     await before;

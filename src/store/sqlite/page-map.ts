@@ -1,5 +1,6 @@
 import { freemem } from 'node:os';
 import type { Database, Statement } from 'better-sqlite3';
+import { inTurns } from '../turns.js';
 
 /** SQLite's own bound on a memory map (better-sqlite3's build: SQLITE_MAX_MMAP_SIZE). */
 export const MAX_MMAP_BYTES = 0x7fff0000;
@@ -52,9 +53,14 @@ export async function mapPages(db: Database, options: { readonly available?: num
   const available = options.available ?? freemem();
   if (mapLimit < bytes) return { mapped: false, bytes, because: `the file (${mib(bytes)}) is larger than its memory map (${mib(mapLimit)})` };
   if (bytes > available / 2) return { mapped: false, bytes, because: `the file (${mib(bytes)}) is more than half the memory available (${mib(available)})` };
-  const turnMs = options.turnMs ?? 1;
   const started = performance.now();
-  let busyMs = 0;
+  const busyMs = await inTurns(walkSteps(db), () => db.open, options.turnMs ?? 1);
+  if (busyMs === undefined) return { mapped: false, bytes, because: 'the store closed first' };
+  return { mapped: true, bytes, ms: performance.now() - started, busyMs };
+}
+
+/** The walks, a statement a step. */
+function* walkSteps(db: Database): Generator<void, void, void> {
   for (const walk of WALKS) {
     // The largest key of the next `rows` rows after the last one read: the subquery reads them
     // in key order from the B-tree that has the key (a covering index for `id`), their
@@ -64,23 +70,13 @@ export async function mapPages(db: Database, options: { readonly available?: num
        FROM (SELECT ${walk.key} AS k${walk.payload === undefined ? '' : `, ${walk.payload} AS p`} FROM ${walk.table}
              WHERE ${walk.key} > ? ORDER BY ${walk.key} LIMIT ${walk.rows})`,
     );
-    let after: unknown = walk.key === 'id' ? '' : -1;
-    for (let done = false; !done;) {
-      await new Promise((resolve) => setImmediate(resolve));
-      if (!db.open) return { mapped: false, bytes, because: 'the store closed first' };
-      const turn = performance.now();
-      while (performance.now() - turn < turnMs) {
-        const last = next.get(after)?.last;
-        if (last === null || last === undefined) {
-          done = true;
-          break;
-        }
-        after = last;
-      }
-      busyMs += performance.now() - turn;
+    for (let after: unknown = walk.key === 'id' ? '' : -1; ;) {
+      const last = next.get(after)?.last;
+      if (last === null || last === undefined) break;
+      after = last;
+      yield;
     }
   }
-  return { mapped: true, bytes, ms: performance.now() - started, busyMs };
 }
 
 function mib(bytes: number): string {
