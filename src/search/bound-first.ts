@@ -368,7 +368,7 @@ export function* boundOrderSteps(ranks: FoodRanks, most: CoverBound, step = ORDE
 }
 
 /** A generator run to its end at once: its value. */
-function finished<T>(steps: Generator<void, T, void>): T {
+export function finished<T>(steps: Generator<void, T, void>): T {
   for (;;) {
     const next = steps.next();
     if (next.done === true) return next.value;

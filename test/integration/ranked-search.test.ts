@@ -12,7 +12,7 @@ import { SCHEMA_VERSION } from '../../src/store/sqlite/schema.js';
 import { loadSearchIndex } from '../../src/store/sqlite/search-store.js';
 import { foodListRequest } from '../../src/query/requests.js';
 import { queryWords } from '../../src/domain/text.js';
-import { SearchEngine, placedSlots } from '../../src/search/engine.js';
+import { SearchEngine, placedSlots, type StoreLookups } from '../../src/search/engine.js';
 import { placementMost } from '../../src/search/bound-first.js';
 import { correctionsPage } from '../../src/search/corrections-page.js';
 import { PLACEMENT, foodWords, type FoodHead, type Placement } from '../../src/search/food-text.js';
@@ -307,6 +307,34 @@ describe('the search data the importer writes', () => {
     const order = sql.prepare('SELECT rid FROM foods ORDER BY name_key, id').pluck().all() as number[];
     assert.deepEqual(order.map((rid) => index.place[rid]), order.map((_, i) => i));
     assert.equal(index.place.filter((p) => p !== NO_PLACE).length, texts.length);
+  });
+
+  test('an engine warmed in steps (a version a server switched to) holds and answers what one warmed at once does', () => {
+    const atOnce = new SearchEngine(loadSearchIndex(sql), Synonyms.load(['default']));
+    atOnce.warm();
+    const inSteps = new SearchEngine(loadSearchIndex(sql), Synonyms.load(['default']));
+    let steps = 0;
+    for (const warming = inSteps.warmSteps(); warming.next().done !== true;) steps++;
+    // The name places, each common word's list, then at least a step for each of the five bound orders.
+    assert.ok(steps > 6, `${steps} steps`);
+    assert.ok(atOnce.index.listsHeld > 0);
+    assert.equal(inSteps.index.listsHeld, atOnce.index.listsHeld);
+    const refuse = (): never => {
+      throw new Error('an unfiltered search asks the store nothing');
+    };
+    const lookups: StoreLookups = {
+      brandRid: refuse, tagRid: refuse, categoriesUnder: refuse, classificationFoods: refuse, upcFoods: refuse, firstPlaceFrom: refuse,
+      limits: { brand: 0, category: 0, tag: 0 },
+    };
+    const names = sql.prepare('SELECT name_key FROM foods ORDER BY rid').pluck().all() as string[];
+    const next = walk(777);
+    for (let i = 0; i < 60; i++) {
+      const words = queryWords(names[next(names.length)]!).map((w) => w.text);
+      const picked = Array.from({ length: 1 + (i % 3) }, () => words[next(words.length)]!);
+      if (i % 2 === 1) picked[picked.length - 1] = `${picked[picked.length - 1]!.slice(0, 1 + next(3))}*`;
+      const q: FoodQuery = { match: { type: 'fts', query: picked.join(' ') }, order: { field: 'rank', direction: 'asc' }, limit: 20, offset: 0 };
+      assert.deepEqual(inSteps.foods(q, lookups), atOnce.foods(q, lookups), q.match?.query);
+    }
   });
 
   test('no food\'s placements give a query\'s words more than its shape allows (bound-first.ts placementMost)', () => {

@@ -234,6 +234,11 @@ describe('two replicas on one PostgreSQL and one Redis', () => {
       const res = await get(replica, '/v1/foods?limit=1');
       assert.notEqual(res.headers.get('last-modified'), lastModified, 'Last-Modified moved');
       assert.match((await get(replica, '/v1/foods?query=extra%20sharp')).body, /extra sharp/, 'the search data is the new version\'s');
+      // Its engine's lists and bound orders were made in turns while the old version answered,
+      // not by the new version's first searches (postgres/store.ts warmBeforeSwitch).
+      const { version } = (JSON.parse((await get(replica, '/readyz')).body) as { catalog: { version: number } }).catalog;
+      const warmed = replica.stdout().split('\n').filter((line) => line.includes("warmed the new catalogue version's search engine in turns before switching to it"));
+      assert.deepEqual(warmed.map((line) => (JSON.parse(line) as { version: number }).version), [version], replica.stdout().slice(-2000));
     }
   });
 
