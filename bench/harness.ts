@@ -4,7 +4,7 @@
  * read into the page cache, and waiting for the server to be idle.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { get } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
@@ -141,4 +141,20 @@ export async function backgroundDone(serverUrl: string, workers: number): Promis
     await new Promise((r) => setTimeout(r, 20));
   }
   return performance.now() - started;
+}
+
+/** The server process and its workers (with --workers N > 1 the primary only forwards signals). */
+export function serverProcesses(pid: number): number[] {
+  const children = spawnSync('pgrep', ['-P', String(pid)]).stdout?.toString().trim().split('\n').filter(Boolean).map(Number) ?? [];
+  return [pid, ...children];
+}
+
+/** A field of /proc/PID/status in KiB (VmHWM, RssAnon, …); 0 once the process is gone. */
+export function statusKiB(pid: number, field: string): number {
+  try {
+    const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : 0;
+  } catch {
+    return 0;
+  }
 }

@@ -27,7 +27,7 @@ import { parseArgs } from 'node:util';
 import { generate } from './generate.js';
 import { AUTH, TOKEN, samples, scenarioRequests, scenarios, zipfOrder } from './scenarios.js';
 import type { LoadResult, LoadSpec } from './load-spec.js';
-import { CLI, ROOT, backgroundDone, drain, hasTaskset, pin, readiness, readWhole, runLoad, startProcess, stop } from './harness.js';
+import { CLI, ROOT, backgroundDone, drain, hasTaskset, pin, readiness, readWhole, runLoad, serverProcesses, startProcess, statusKiB, stop } from './harness.js';
 import type { MemorySample } from './memory-probe.js';
 import { benchDatabaseUrl, catalogFoods, checkpoint, databaseBytes, ensureDatabase, readCatalogue } from './postgres.js';
 
@@ -69,21 +69,6 @@ const SERVER_CLI = values.cli ?? CLI;
 const ROW_COPY_DIR = values['row-copy'] === 'on' && STORES.includes('postgres') ? mkdtempSync(join(tmpdir(), 'bench-rows-')) : undefined;
 function log(text: string): void {
   process.stderr.write(`${text}\n`);
-}
-
-/** The server process and its workers (with --workers N > 1 the primary only forwards signals). */
-function serverProcesses(pid: number): number[] {
-  const children = spawnSync('pgrep', ['-P', String(pid)]).stdout?.toString().trim().split('\n').filter(Boolean).map(Number) ?? [];
-  return [pid, ...children];
-}
-
-function statusKiB(pid: number, field: string): number {
-  try {
-    const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) : 0;
-  } catch {
-    return 0;
-  }
 }
 
 /**

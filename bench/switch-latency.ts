@@ -3,7 +3,8 @@
  * server (`serve --database-url`, one worker pinned to core 0) answers type-ahead searches after
  * words (scenario 12's) one at a time, an import of one changed food makes a new version of every
  * food, and the requests' times are summed up over two windows: from the import's end until the
- * replica answers from the new version, and the 400 requests after that. The load goes on
+ * replica answers from the new version, and the 400 requests after that; with the private memory
+ * (RssAnon) of the server's largest process before the import and at its peak since. The load goes on
  * during the import too (a few requests a second, not counted). Alternate runs of two builds
  * (`--cli`) to compare them: a run's figures move a lot with the machine.
  *
@@ -17,7 +18,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, openSync, readSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { CLI, ROOT, backgroundDone, pin, startProcess, stop } from './harness.js';
+import { CLI, ROOT, backgroundDone, pin, serverProcesses, startProcess, statusKiB, stop } from './harness.js';
 import { benchDatabaseUrl } from './postgres.js';
 import { AUTH, TOKEN, samples } from './scenarios.js';
 
@@ -57,8 +58,14 @@ function summary(label: string, { times }: Window): string {
 async function run(index: number): Promise<void> {
   const [command, args] = pin('0', process.execPath, [values.cli, 'serve', '--database-url', databaseUrl, '--port', '0', '--workers', '1']);
   const { child, url } = await startProcess(command, args, { FOODLOOKUP_TOKENS: TOKEN, LOG_LEVEL: 'warn' });
+  let sampling: NodeJS.Timeout | undefined;
   try {
     await backgroundDone(url, 1);
+    const pids = serverProcesses(child.pid!);
+    const privateMiB = (): number => Math.max(...pids.map((pid) => statusKiB(pid, 'RssAnon') / 1024));
+    const steadyMiB = privateMiB();
+    let peakMiB = steadyMiB;
+    sampling = setInterval(() => (peakMiB = Math.max(peakMiB, privateMiB())), 50);
     // A word of its own in the changed food's name: found only once the replica has switched.
     const mark = `switchmark${Date.now()}`;
     const food = firstFood();
@@ -100,10 +107,13 @@ async function run(index: number): Promise<void> {
         else if (performance.now() - exited > 120_000) throw new Error('no switch within 120 s of the import');
       }
     }
-    process.stdout.write(`run ${index + 1}: switched ${Math.round(switchedAt! - exited!)} ms after the import's end\n`);
+    clearInterval(sampling);
+    process.stdout.write(`run ${index + 1}: switched ${Math.round(switchedAt! - exited!)} ms after the import's end; ` +
+      `private memory ${steadyMiB.toFixed(0)} → peak ${peakMiB.toFixed(0)} MiB\n`);
     process.stdout.write(`  ${summary('between the import and the switch', between)}\n`);
     process.stdout.write(`  ${summary(`the ${AFTER} requests after it`, after)}\n`);
   } finally {
+    clearInterval(sampling);
     await stop(child);
   }
 }
