@@ -1,20 +1,28 @@
+/** What `inTurns` did: the milliseconds spent in turns, and the value the steps ended with. */
+export interface Turned<T> {
+  readonly busyMs: number;
+  readonly value: T;
+}
+
 /**
  * Background work a serving process does between requests: `steps` taken in turns of about
  * `turnMs` (at least one step a turn), each turn after the event loop has gone round
  * (`setImmediate`), so that a request waits at most for the turn under way at each of its hops.
- * Returns the milliseconds spent in turns, or undefined when `isOpen` turned false first.
+ * Returns the milliseconds spent in turns and the steps' value, or undefined when `isOpen`
+ * turned false first (the steps can then be taken on later, by another call).
  */
-export async function inTurns(steps: Iterator<unknown>, isOpen: () => boolean, turnMs = 1): Promise<number | undefined> {
+export async function inTurns<T>(steps: Iterator<unknown, T>, isOpen: () => boolean, turnMs = 1): Promise<Turned<T> | undefined> {
   let busyMs = 0;
-  for (let done = false; !done;) {
+  for (;;) {
     await new Promise((resolve) => setImmediate(resolve));
     if (!isOpen()) return undefined;
     const turn = performance.now();
-    do done = steps.next().done === true;
-    while (!done && performance.now() - turn < turnMs);
+    let next: IteratorResult<unknown, T>;
+    do next = steps.next();
+    while (next.done !== true && performance.now() - turn < turnMs);
     busyMs += performance.now() - turn;
+    if (next.done === true) return { busyMs, value: next.value };
   }
-  return busyMs;
 }
 
 /**

@@ -727,14 +727,10 @@ export class PostgresCatalogStore implements CatalogStore {
       }
       const raws = [...numbers.keys()];
       numbers.clear();
-      const sorting = sortedInSteps(folds.length, (a, b) => compareCodePoints(folds[a]!, folds[b]!) || compareCodePoints(raws[a]!, raws[b]!));
-      let order: Uint32Array = new Uint32Array(0);
-      const steps = (function* (): Generator<void, void, void> {
-        order = yield* sorting;
-      })();
-      if ((await inTurns(steps, () => !this.closed)) === undefined) throw new Error('the store closed');
+      const sorted = await inTurns(sortedInSteps(folds.length, (a, b) => compareCodePoints(folds[a]!, folds[b]!) || compareCodePoints(raws[a]!, raws[b]!)), () => !this.closed);
+      if (sorted === undefined) throw new Error('the store closed');
       const place = new Uint32Array(folds.length);
-      order.forEach((g, i) => (place[g] = i));
+      sorted.value.forEach((g, i) => (place[g] = i));
       for (let rid = 0; rid < of.length; rid++) of[rid] = place[of[rid]!]!;
       if (addressed) v.addresses = addresses;
       return { of, inNameOrder: Uint32Array.from({ length: folds.length }, (_, i) => i), size: folds.length };

@@ -54,9 +54,9 @@ export async function mapPages(db: Database, options: { readonly available?: num
   if (mapLimit < bytes) return { mapped: false, bytes, because: `the file (${mib(bytes)}) is larger than its memory map (${mib(mapLimit)})` };
   if (bytes > available / 2) return { mapped: false, bytes, because: `the file (${mib(bytes)}) is more than half the memory available (${mib(available)})` };
   const started = performance.now();
-  const busyMs = await inTurns(walkSteps(db), () => db.open, options.turnMs ?? 1);
-  if (busyMs === undefined) return { mapped: false, bytes, because: 'the store closed first' };
-  return { mapped: true, bytes, ms: performance.now() - started, busyMs };
+  const walked = await inTurns(walkSteps(db), () => db.open, options.turnMs ?? 1);
+  if (walked === undefined) return { mapped: false, bytes, because: 'the store closed first' };
+  return { mapped: true, bytes, ms: performance.now() - started, busyMs: walked.busyMs };
 }
 
 /** The walks, a statement a step. */
