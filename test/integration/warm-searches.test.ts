@@ -1,5 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runCli } from '../helpers/cli.js';
+import { fixtureCatalog, IDS } from '../helpers/fixture-catalog.js';
+import { tempDir } from '../helpers/paths.js';
 import { fixtureDatabase } from '../helpers/fixture-server.js';
 import { basic, spawnServe, TEST_TOKEN, type ServeProcess } from '../helpers/server.js';
 import { forEachStore } from '../helpers/stores.js';
@@ -81,6 +86,41 @@ forEachStore((kind) => {
       assert.ok(!server.stdout().includes(SAID), server.stdout());
     } finally {
       assert.equal(await server.stop(), 0);
+    }
+  });
+});
+
+forEachStore((kind) => {
+  if (kind !== 'postgres') return;
+  const switching = fixtureDatabase(kind);
+
+  test('a replica that has not warmed a new version within FOODLOOKUP_SWITCH_WARM_MS switches to it, then warms it, and says so', async () => {
+    const server = await spawnServe(switching.store, { FOODLOOKUP_SWITCH_WARM_MS: '0' });
+    const { dir, cleanup } = tempDir();
+    try {
+      await warmUpState(server, (state) => state !== undefined && state !== 'searching');
+      const changed = fixtureCatalog();
+      changed.foods = changed.foods.map((f) => (f['foodId'] === IDS.sharp ? { ...f, name: 'Cheddar cheese, quorvex' } : f));
+      const file = join(dir, 'changed.json');
+      writeFileSync(file, JSON.stringify(changed));
+      const imported = await runCli(['import', 'catalog', file, ...switching.store.args]);
+      assert.equal(imported.code, 0, imported.stderr);
+      // Answered from the new version once it switched; the warm-up then goes on after the switch.
+      let switched = false;
+      for (let waited = 0; !switched && waited < 20_000; waited += 50) {
+        const answer = await fetch(`${server.url}/v1/foods/${IDS.sharp}`, { headers: { authorization: basic(TEST_TOKEN) } });
+        assert.equal(answer.status, 200);
+        switched = (await answer.text()).includes('"Cheddar cheese, quorvex"');
+        if (!switched) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.ok(switched, 'the replica switched to the new version');
+      const line = await logLine(server, "warmed the new catalogue version's search engine in turns, partly after switching to it");
+      const { version } = (await (await fetch(`${server.url}/readyz`)).json() as { catalog: { version: number } }).catalog;
+      assert.equal((JSON.parse(line) as { version: number }).version, version);
+      assert.ok(!server.stdout().includes('before switching to it'), server.stdout());
+    } finally {
+      assert.equal(await server.stop(), 0);
+      cleanup();
     }
   });
 });

@@ -47,8 +47,8 @@ import { inTurns, sortedInSteps } from '../turns.js';
  * once, at its start, and is answered wholly from it; at most two versions are ever held.
  */
 
-/** How long a replica warms a new version's search engine before it switches to it (`warmBeforeSwitch`). */
-const SWITCH_WARM_MS = 2_000;
+/** How long a replica warms a new version's search engine before it switches to it (`warmBeforeSwitch`; FOODLOOKUP_SWITCH_WARM_MS, 0: not at all). */
+const switchWarmMs = (): number => envInteger('FOODLOOKUP_SWITCH_WARM_MS', 0, 2_000);
 /** Rids per read of the classification groups, each slice numbered in one piece of the event loop (p50 ~7 ms at 10,000 on a slow VM, ~110 ms at 100,000). */
 const CLASSIFICATION_SLICE = 10_000;
 /** Food rows held per version (~1 KB each): by-id answers and repeated pages without a round trip. */
@@ -309,14 +309,14 @@ export class PostgresCatalogStore implements CatalogStore {
    * orders (engine.ts `warmSteps`), made in turns while the held version answers, so that its
    * first searches do not make them at once (at 1,000,000 foods on a slow VM the first search
    * after an import took ~0.5 s, and the next ones up to ~0.1 s each). At most
-   * SWITCH_WARM_MS: under a load that leaves few turns, the rest is made in turns after the
+   * FOODLOOKUP_SWITCH_WARM_MS (2 s): under a load that leaves few turns, the rest is made in turns after the
    * switch (a search that needs an order first makes it at once, as before). A replica's first
    * version is warmed by the server (`warm`, then `listening`).
    */
   private async warmBeforeSwitch(v: Version): Promise<void> {
     const started = performance.now();
     const steps = v.engine.warmSteps();
-    const until = started + SWITCH_WARM_MS;
+    const until = started + switchWarmMs();
     const before = await inTurns(steps, () => !this.closed && performance.now() < until);
     const details = { version: v.state.version, ms: Math.round(performance.now() - started) };
     if (before !== undefined) {
