@@ -4,8 +4,11 @@
  * time each second. Prints, per window, the share of a core taken by the writer's thread (the
  * process's main thread: SQLite), the import workers together (reading, checking, preparing
  * rows; two for a .jsonl file) and every other thread together (V8's GC helpers, SQLite's
- * sorter threads), then the totals of the record phase (while the workers live) and of what
- * follows (indexes, checks, search data).
+ * sorter threads, the search data's build threads), then the totals of the record phase (while
+ * the workers live) and of what follows (indexes, checks, search data, commit). Threads are
+ * read every 250 ms, and one that has ended keeps the time it was last seen with: a sorter's
+ * or a build thread's time counts though it ends within a window, and so do the import's
+ * last moments, after the last whole window.
  * With --database-url it imports (--replace) into that PostgreSQL database instead, which it
  * empties first, and samples the import's server process too (`server`: COPY, index builds,
  * checks; it must run on this machine).
@@ -89,6 +92,15 @@ const findServer = async (): Promise<void> => {
   }).catch(() => undefined);
 };
 const ended = new Promise<number | null>((resolve) => child.once('close', resolve));
+/** Every thread's CPU ticks when last seen (a thread that has ended keeps its last), and the threads alive then. */
+const seen = new Map<number, number>();
+let alive: ReadonlySet<number> = new Set();
+const look = (): number => {
+  const live = threadTicks(pid);
+  for (const [tid, ticks] of live) seen.set(tid, ticks);
+  alive = new Set(live.keys());
+  return live.size;
+};
 const started = performance.now();
 
 type Phase = { writer: number; worker: number; others: number; server: number; seconds: number };
@@ -106,15 +118,15 @@ void ended.then(() => (open = false));
 
 const pct = (ticks: number, seconds: number): string => `${Math.round((100 * ticks) / TICKS / seconds).toString().padStart(3)} %`;
 process.stdout.write(`thread CPU of \`foodlookup import catalog\` (% of one core; writer = main thread, worker = the import workers together), every ${WINDOW} s\n`);
-while (open) {
-  // The server process is looked at often: its last ticks before it exits are the import's.
-  for (let waited = 0; waited < WINDOW * 1000 && open; waited += 250) {
+for (let live = 1; live > 0;) {
+  // Both processes are looked at often: their last ticks before they exit are the import's.
+  for (let waited = 0; waited < WINDOW * 1000 && live > 0; waited += 250) {
     await new Promise((resolve) => setTimeout(resolve, 250));
     await findServer();
     if (server.pid !== undefined) server.ticks = processTicks(server.pid) ?? server.ticks;
+    live = open ? look() : 0;
   }
-  const now = threadTicks(pid);
-  if (now.size === 0) break;
+  const now = new Map(seen);
   const seconds = (performance.now() - windowStart) / 1000;
   windowStart = performance.now();
   const delta = { writer: 0, worker: 0, others: 0, server: server.ticks - server.counted };
@@ -131,7 +143,7 @@ while (open) {
     else if (workers?.has(tid) === true) delta.worker += d;
     else delta.others += d;
   }
-  if (workers !== undefined && [...workers].every((tid) => last.has(tid) && !now.has(tid))) workerGone = true;
+  if (workers !== undefined && [...workers].every((tid) => last.has(tid) && !alive.has(tid))) workerGone = true;
   const phase = phases[workerGone ? 'after' : 'records'];
   phase.writer += delta.writer;
   phase.worker += delta.worker;
@@ -145,8 +157,6 @@ while (open) {
     `  (${((delta.writer + delta.worker + delta.others + delta.server) / TICKS / seconds).toFixed(2)} cores)${workerGone ? '  after the records' : ''}\n`);
 }
 const code = await ended;
-// What the server did after the last window (its commit) is in `after`.
-phases[workerGone ? 'after' : 'records'].server += server.ticks - server.counted;
 rmSync(dir, { recursive: true, force: true });
 if (code !== 0) throw new Error(`the import failed (exit ${code})`);
 for (const [name, p] of Object.entries(phases)) {
