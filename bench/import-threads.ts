@@ -1,14 +1,14 @@
 /**
  * Where an import's CPU goes, thread by thread (Linux: /proc). Runs the real
  * `foodlookup import catalog FILE` into a fresh database file and samples every thread's CPU
- * time each second. Prints, per window, the share of a core taken by the writer's thread (the
- * process's main thread: SQLite), the import workers together (reading, checking, preparing
- * rows; two for a .jsonl file) and every other thread together (V8's GC helpers, SQLite's
- * sorter threads, the search data's build threads), then the totals of the record phase (while
- * the workers live) and of what follows (indexes, checks, search data, commit). Threads are
- * read every 250 ms, and one that has ended keeps the time it was last seen with: a sorter's
- * or a build thread's time counts though it ends within a window, and so do the import's
- * last moments, after the last whole window.
+ * time every 250 ms. Prints, per window (`--window`, 5 s), the share of a core taken by the
+ * writer's thread (the process's main thread: SQLite), the import workers together (reading,
+ * checking, preparing rows; two for a .jsonl file) and every other thread together (V8's GC
+ * helpers, SQLite's sorter threads, the search data's build threads), then the totals of the
+ * record phase (while the workers live) and of what follows (indexes, checks, search data,
+ * commit). A thread that has ended keeps the time it was last seen with: a sorter's or a build
+ * thread's time counts though it ends within a window, and so do the import's last moments,
+ * after the last whole window.
  * With --database-url it imports (--replace) into that PostgreSQL database instead, which it
  * empties first, and samples the import's server process too (`server`: COPY, index builds,
  * checks; it must run on this machine).
