@@ -317,7 +317,14 @@ export class PostgresCatalogStore implements CatalogStore {
     const started = performance.now();
     const steps = v.engine.warmSteps();
     const until = started + switchWarmMs();
-    const before = await inTurns(steps, () => !this.closed && performance.now() < until);
+    // The warm-up only spares the first searches work: when it fails, the version is switched
+    // to all the same, and its searches make what they need as they come.
+    const failed = (error: unknown): 'failed' => {
+      this.log('warn', { version: v.state.version, err: errorText(error) }, "warming the new catalogue version's search engine failed: its first searches make what they need");
+      return 'failed';
+    };
+    const before = await inTurns(steps, () => !this.closed && performance.now() < until).catch(failed);
+    if (before === 'failed') return;
     const details = { version: v.state.version, ms: Math.round(performance.now() - started) };
     if (before !== undefined) {
       this.log('info', details, "warmed the new catalogue version's search engine in turns before switching to it");
@@ -327,7 +334,7 @@ export class PostgresCatalogStore implements CatalogStore {
     // Switched to next (load): the rest in turns while it is the version answered.
     void inTurns(steps, () => !this.closed && this.version === v).then((after) => {
       if (after !== undefined) this.log('info', { ...details, ms: Math.round(performance.now() - started) }, "warmed the new catalogue version's search engine in turns, partly after switching to it");
-    });
+    }, failed);
   }
 
   /** A version's dictionary and search data, read while the previous version keeps answering. */
