@@ -9,8 +9,8 @@ import { TopFoods, finalScore, lowerBound, matchScore, matchTier, seek, shortest
  * `forEachMatch` scores every food having all the words: "and cooked" is 237,000 of 1,000,000
  * generated foods, ~15 ms. Here the page and the total are found apart:
  * - the total by counting: common words' bitmaps are ANDed a 32-bit word at a time, other lists
- *   intersected by galloping without scoring; the name tier (foods with every word in their
- *   name, which rank first) is found in the same pass;
+ *   intersected by galloping (or merged, two alike in size) without scoring; the name tier
+ *   (foods with every word in their name, which rank first) is found in the same pass;
  * - the page from the name tier alone when it is small and fills the page; else by the
  *   threshold algorithm (`earlyTopMatches`): lists are read in order of their word's bm25
  *   part, best first; each food is looked up in the other lists (a bit test and a rank for a
@@ -85,8 +85,8 @@ let namedScratch = new Uint32Array(1024);
  * few foods in common does not intersect the lists again. The returned arrays are valid until
  * the next call. Common words' bitmaps are ANDed a 32-bit word at a time, and in the same pass
  * their name bitmaps. Otherwise the shortest list drives and each other is tested by bit or
- * by galloping forward (rids ascend). `named` is the name tier (the foods with every word in
- * their name) when it holds at most `namedCap` foods, else undefined. Without `countAll`, the
+ * by galloping forward (rids ascend), or merged with it. `named` is the name tier (the foods
+ * with every word in their name) when it holds at most `namedCap` foods, else undefined. Without `countAll`, the
  * lists are read only until more than `cap` foods are found (then `total` is only a bound):
  * for callers that need the foods only when they are few.
  */
@@ -146,6 +146,9 @@ function drivenThroughLists(lists: readonly SlotPostings[], driver: number, bitm
       denseNames.push(names[i]!);
     }
   });
+  if (sparse.length === 1 && sparse[0]!.rids.length <= lists[driver]!.rids.length * MERGE_RATIO) {
+    return mergedWithOne(lists[driver]!, sparse[0]!, dense, denseNames, cap, namedCap, stopAfter);
+  }
   const cursors = new Uint32Array(sparse.length);
   const { rids: drive, codes: driveCodes } = lists[driver]!;
   let total = 0;
@@ -170,6 +173,56 @@ function drivenThroughLists(lists: readonly SlotPostings[], driver: number, bitm
     if (inName === 0 || named > namedCap) continue;
     for (let k = 0; k < denseNames.length; k++) if ((denseNames[k]![w]! & bit) === 0) continue outer;
     if (named < namedCap) namedOut[named] = rid;
+    named++;
+  }
+  return found(total, cap, named, namedCap);
+}
+
+/**
+ * A sparse list at most this many times as long as the driver is merged with it rather than
+ * searched forward from each of the driver's foods (`mergedWithOne`). In process at 1,000,000
+ * foods (the least of 300 answers): lists alike in size, `chicken pork*` (45,412 and 57,513
+ * foods) 1.16 → 0.54 ms, `roasted read*` 1.52 → 0.51; at 5 to 8 times, some faster, some slower.
+ */
+const MERGE_RATIO = 4;
+
+/**
+ * `drivenThroughLists` with one list besides the driver too sparse for a bitmap: the two are
+ * merged, each step moving on in one of them without a branch, and the foods they have in
+ * common are tested in the bitmaps. A galloping search forward from each of the driver's foods
+ * cost ~25 ns a food when the two lists are alike in size (its branches as good as random).
+ */
+function mergedWithOne(driver: SlotPostings, other: SlotPostings, dense: readonly Uint32Array[], denseNames: readonly Uint32Array[],
+  cap: number, namedCap: number, stopAfter: number): { total: number; rids: Uint32Array | undefined; named: Uint32Array | undefined } {
+  const out = scratch;
+  const namedOut = namedScratch;
+  const { rids: a, codes: aCodes } = driver;
+  const { rids: b, codes: bCodes } = other;
+  let i = 0;
+  let j = 0;
+  let total = 0;
+  let named = 0;
+  outer: while (i < a.length && j < b.length) {
+    const x = a[i]!;
+    const y = b[j]!;
+    if (x !== y) {
+      // Rids are below 2^31: a difference's sign bit says which list is behind.
+      i += (x - y) >>> 31;
+      j += (y - x) >>> 31;
+      continue;
+    }
+    const inName = aCodes[i]! & bCodes[j]! & 1;
+    i++;
+    j++;
+    const w = x >>> 5;
+    const bit = 1 << (x & 31);
+    for (let k = 0; k < dense.length; k++) if ((dense[k]![w]! & bit) === 0) continue outer;
+    if (total < cap) out[total] = x;
+    total++;
+    if (total > stopAfter) break;
+    if (inName === 0 || named > namedCap) continue;
+    for (let k = 0; k < denseNames.length; k++) if ((denseNames[k]![w]! & bit) === 0) continue outer;
+    if (named < namedCap) namedOut[named] = x;
     named++;
   }
   return found(total, cap, named, namedCap);
