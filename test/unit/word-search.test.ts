@@ -213,6 +213,41 @@ describe('early termination and counting (early-top.ts)', () => {
     assert.ok(compared > 10000, `${compared} foods compared`);
     assert.ok(tiers[0]! >= 15 && tiers[1]! >= 100, `name tiers smaller than the page: ${tiers[0]}, filling it: ${tiers[1]}`);
   });
+
+  test('sparse lists alike in size (merged) beside longer sparse ones and bitmaps: the same foods in common and name tier as visiting every match', () => {
+    const random = seededRandom(77);
+    const ridLimit = 40_000;
+    // Sparse: under 1/16 of the foods, so no bitmap. Each list keeps a food of a shared pool
+    // with its own chance, so that several lists have many foods in common.
+    const pool = Array.from({ length: ridLimit }, (_, rid) => rid).filter(() => random() < 0.05);
+    const list = (keep: number, extra: number): SlotPostings => {
+      const rids = new Set(pool.filter(() => random() < keep));
+      for (let k = 0; k < extra; k++) rids.add(Math.floor(random() * ridLimit));
+      const rows = [...rids].sort((a, b) => a - b).map((rid): [number, number, number] => [rid, -Math.round(random() * 20), random() < 0.7 ? 1 : 0]);
+      return encodePostings(rows);
+    };
+    const dense = (): SlotPostings => encodePostings(Array.from({ length: ridLimit }, (_, rid) => rid).filter(() => random() < 0.6)
+      .map((rid): [number, number, number] => [rid, -1, random() < 0.8 ? 1 : 0]));
+    let merged = 0;
+    for (let i = 0; i < 40; i++) {
+      // A driver and a partner alike in size; then none, one or two sparse lists more (some
+      // more than four times as long: searched forward), and a bitmap or none.
+      const lists = [list(0.9, 50), list(0.8, 200 + i * 10)];
+      for (let k = 0; k < i % 3; k++) lists.push(list(0.95, k === 0 ? 100 : 1500));
+      if (i % 2 === 1) lists.push(dense());
+      const visits: [number, number][] = [];
+      forEachCommonFood(lists, undefined, ridLimit, true, (rid, at) => visits.push([rid, matchTier(lists, at)]));
+      const counted = matchingFoods(lists, ridLimit, ridLimit, ridLimit);
+      assert.deepEqual([...counted.rids!], visits.map(([rid]) => rid), `case ${i}, foods in common`);
+      assert.deepEqual([...counted.named!], visits.filter(([, tier]) => tier === 1).map(([rid]) => rid), `case ${i}, name tier`);
+      // Counting only up to a cap: the total is then only known to pass it.
+      const stopped = matchingFoods(lists, ridLimit, 10, 0, false);
+      assert.equal(stopped.rids === undefined, visits.length > 10, `case ${i}, stopped past the cap`);
+      if (visits.length <= 10) assert.equal(stopped.total, visits.length, `case ${i}, counted whole`);
+      merged += visits.length;
+    }
+    assert.ok(merged > 2000, `${merged} foods in common compared`);
+  });
 });
 
 describe('slots as unions of lists (bound-first.ts)', () => {
