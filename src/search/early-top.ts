@@ -125,7 +125,8 @@ function commonFoods(lists: readonly SlotPostings[], ridLimit: number, cap: numb
 /**
  * `matchingFoods` when more lists than the driver (the shortest) are too sparse for a bitmap:
  * each of the driver's foods is tested by bit in the lists that have a bitmap, then searched
- * forward (galloping) in the others. A food is in the name tier when its code has the name bit
+ * forward (galloping) in the others; or, when the shortest of those is alike in size to the
+ * driver, the two are merged first (`merged`). A food is in the name tier when its code has the name bit
  * in the driver and every searched list, and its bit is set in the others' name bitmaps. One
  * loop without a callback a match (forEachCommonFood's): in process, the fts cold queries that
  * take it spent ~15 % less in it.
