@@ -230,8 +230,9 @@ describe('early termination and counting (early-top.ts)', () => {
       .map((rid): [number, number, number] => [rid, -1, random() < 0.8 ? 1 : 0]));
     let merged = 0;
     for (let i = 0; i < 40; i++) {
-      // A driver and a partner alike in size; then none, one or two sparse lists more (some
-      // more than four times as long: searched forward), and a bitmap or none.
+      // A driver and a partner alike in size (merged); then none, one or two lists more (the
+      // first too sparse for a bitmap: searched forward; the second with one), and a common
+      // word's bitmap or none.
       const lists = [list(0.9, 50), list(0.8, 200 + i * 10)];
       for (let k = 0; k < i % 3; k++) lists.push(list(0.95, k === 0 ? 100 : 1500));
       if (i % 2 === 1) lists.push(dense());
