@@ -86,9 +86,9 @@ let namedScratch = new Uint32Array(1024);
  * the next call. Common words' bitmaps are ANDed a 32-bit word at a time, and in the same pass
  * their name bitmaps. Otherwise the shortest list drives and each other is tested by bit or
  * by galloping forward (rids ascend), or merged with it. `named` is the name tier (the foods
- * with every word in their name) when it holds at most `namedCap` foods, else undefined. Without `countAll`, the
- * lists are read only until more than `cap` foods are found (then `total` is only a bound):
- * for callers that need the foods only when they are few.
+ * with every word in their name) when it holds at most `namedCap` foods, else undefined.
+ * Without `countAll`, the lists are read only until more than `cap` foods are found (then
+ * `total` is only a bound): for callers that need the foods only when they are few.
  */
 export function matchingFoods(lists: readonly SlotPostings[], ridLimit: number, cap: number, namedCap = 0, countAll = true): {
   total: number; rids: Uint32Array | undefined; named?: Uint32Array | undefined;
@@ -126,10 +126,10 @@ function commonFoods(lists: readonly SlotPostings[], ridLimit: number, cap: numb
  * `matchingFoods` when more lists than the driver (the shortest) are too sparse for a bitmap:
  * each of the driver's foods is tested by bit in the lists that have a bitmap, then searched
  * forward (galloping) in the others; or, when the shortest of those is alike in size to the
- * driver, the two are merged first (`merged`). A food is in the name tier when its code has the name bit
- * in the driver and every searched list, and its bit is set in the others' name bitmaps. One
- * loop without a callback a match (forEachCommonFood's): in process, the fts cold queries that
- * take it spent ~15 % less in it.
+ * driver, the two are merged first (`pairedFoods`) and only the foods they share go on. A food
+ * is in the name tier when its code has the name bit in the driver and every searched list,
+ * and its bit is set in the others' name bitmaps. One loop without a callback a match
+ * (forEachCommonFood's): in process, the fts cold queries that take it spent ~15 % less in it.
  */
 function drivenThroughLists(lists: readonly SlotPostings[], driver: number, bitmaps: readonly (Uint32Array | undefined)[], names: readonly (Uint32Array | undefined)[],
   cap: number, namedCap: number, stopAfter: number): { total: number; rids: Uint32Array | undefined; named: Uint32Array | undefined } {
@@ -148,22 +148,21 @@ function drivenThroughLists(lists: readonly SlotPostings[], driver: number, bitm
     }
   });
   const partner = shortestList(sparse);
-  if (sparse.length > 0 && sparse[partner]!.rids.length <= lists[driver]!.rids.length * MERGE_RATIO) {
-    return merged(lists[driver]!, sparse[partner]!, sparse.filter((_, k) => k !== partner), dense, denseNames, cap, namedCap, stopAfter);
-  }
-  const cursors = new Uint32Array(sparse.length);
-  const { rids: drive, codes: driveCodes } = lists[driver]!;
+  const merge = sparse.length > 0 && sparse[partner]!.rids.length <= lists[driver]!.rids.length * MERGE_RATIO;
+  const { rids: candidates, codes: candidateCodes } = merge ? pairedFoods(lists[driver]!, sparse[partner]!) : lists[driver]!;
+  const rest = merge ? sparse.filter((_, k) => k !== partner) : sparse;
+  const cursors = new Uint32Array(rest.length);
   let total = 0;
   let named = 0;
-  outer: for (let d = 0; d < drive.length; d++) {
-    const rid = drive[d]!;
+  outer: for (let c = 0; c < candidates.length; c++) {
+    const rid = candidates[c]!;
     const w = rid >>> 5;
     const bit = 1 << (rid & 31);
     for (let k = 0; k < dense.length; k++) if ((dense[k]![w]! & bit) === 0) continue outer;
-    const inSparse = searchedForward(sparse, cursors, rid);
-    if (inSparse === ENDED) break;
-    if (inSparse === MISSING) continue;
-    const inName = driveCodes[d]! & inSparse;
+    const inRest = searchedForward(rest, cursors, rid);
+    if (inRest === ENDED) break;
+    if (inRest === MISSING) continue;
+    const inName = candidateCodes[c]! & inRest;
     if (total < cap) out[total] = rid;
     total++;
     if (total > stopAfter) break;
@@ -199,61 +198,30 @@ function searchedForward(lists: readonly SlotPostings[], cursors: Uint32Array, r
 
 /**
  * A sparse list at most this many times as long as the driver is merged with it rather than
- * searched forward from each of the driver's foods (`merged`). In process at 1,000,000 foods
+ * searched forward from each of the driver's foods (`pairedFoods`). In process at 1,000,000 foods
  * (the least of 300 answers), against galloping: `chicken pork*` (45,412 and 57,513 foods)
  * 1.14 → 0.43 ms, `roasted read*` 1.06 → 0.41, with a third sparse word `dry fresh lo*` 1.03 →
  * 0.44; with the merge tested food by food, at 5 to 8 times some were faster, some slower.
  */
 const MERGE_RATIO = 4;
 
-/**
- * `drivenThroughLists` when the shortest other list too sparse for a bitmap (`partner`) is
- * alike in size to the driver: the foods the two have in common are found by merging them
- * (`pairedFoods`), then each is tested in the bitmaps and searched forward in the `rest`. A
- * galloping search forward from each of the driver's foods cost ~25 ns a food when the two
- * lists are alike in size (its branches as good as random).
- */
-function merged(driver: SlotPostings, partner: SlotPostings, rest: readonly SlotPostings[], dense: readonly Uint32Array[], denseNames: readonly Uint32Array[],
-  cap: number, namedCap: number, stopAfter: number): { total: number; rids: Uint32Array | undefined; named: Uint32Array | undefined } {
-  const out = scratch;
-  const namedOut = namedScratch;
-  const pairs = pairedFoods(driver, partner);
-  const cursors = new Uint32Array(rest.length);
-  let total = 0;
-  let named = 0;
-  outer: for (let p = 0; p < pairs.length; p++) {
-    const rid = pairs[p]! >>> 1;
-    const w = rid >>> 5;
-    const bit = 1 << (rid & 31);
-    for (let k = 0; k < dense.length; k++) if ((dense[k]![w]! & bit) === 0) continue outer;
-    const inRest = searchedForward(rest, cursors, rid);
-    if (inRest === ENDED) break;
-    if (inRest === MISSING) continue;
-    const inName = pairs[p]! & inRest;
-    if (total < cap) out[total] = rid;
-    total++;
-    if (total > stopAfter) break;
-    if (inName === 0 || named > namedCap) continue;
-    for (let k = 0; k < denseNames.length; k++) if ((denseNames[k]![w]! & bit) === 0) continue outer;
-    if (named < namedCap) namedOut[named] = rid;
-    named++;
-  }
-  return found(total, cap, named, namedCap);
-}
-
 /** Where `pairedFoods` writes: reused, since a search runs to its end before the next. */
-let pairScratch = new Uint32Array(1024);
+let pairRids = new Uint32Array(1024);
+let pairCodes = new Uint32Array(1024);
 
 /**
- * The foods of both lists, each as its rid times two plus its name bit in both (valid until
- * the next call): a merge whose steps move on in one list without a branch (which one is as
- * good as random); finding the same food in both, the rarer case, is the branch.
+ * The foods of both lists, each with its codes' name bits ANDed (valid until the next call): a
+ * merge whose steps move on in one list without a branch (which one is as good as random);
+ * finding the same food in both, the rarer case, is the branch.
  */
-function pairedFoods(a: SlotPostings, b: SlotPostings): Uint32Array {
+function pairedFoods(a: SlotPostings, b: SlotPostings): { rids: Uint32Array; codes: Uint32Array } {
   const { rids: x, codes: xCodes } = a;
   const { rids: y, codes: yCodes } = b;
-  if (pairScratch.length <= Math.min(x.length, y.length)) pairScratch = new Uint32Array(Math.min(x.length, y.length) + 1);
-  const pairs = pairScratch;
+  const most = Math.min(x.length, y.length);
+  if (pairRids.length < most) {
+    pairRids = new Uint32Array(most);
+    pairCodes = new Uint32Array(most);
+  }
   let i = 0;
   let j = 0;
   let k = 0;
@@ -266,11 +234,12 @@ function pairedFoods(a: SlotPostings, b: SlotPostings): Uint32Array {
       j += (s - r) >>> 31;
       continue;
     }
-    pairs[k++] = r * 2 + (xCodes[i]! & yCodes[j]! & 1);
+    pairRids[k] = r;
+    pairCodes[k++] = xCodes[i]! & yCodes[j]! & 1;
     i++;
     j++;
   }
-  return pairs.subarray(0, k);
+  return { rids: pairRids.subarray(0, k), codes: pairCodes.subarray(0, k) };
 }
 
 /**
