@@ -67,6 +67,17 @@ export function nameSegments(name: string): string[] {
 }
 
 /**
+ * Whether a word of a later segment names the maker rather than the product (`KELLOGG'S FROOT
+ * LOOPS`, brand Kellogg: `kellogg`, and the `s` its apostrophe leaves), so that a query naming
+ * the product alone covers that segment. Only from the third segment on: the first two
+ * segments' word counts also bound what their placements can score (bound-first.ts
+ * placementMost), which a word left out of them would make too low.
+ */
+function namesNoProduct(word: string, brandWords: readonly string[]): boolean {
+  return word.length === 1 || brandWords.includes(word);
+}
+
+/**
  * A name's one-word head segment (`Fish` in `Fish, salmon, raw`) and its second segment, as
  * the import tells classes from foods (build.ts); `kind` is the second segment's one other word.
  */
@@ -117,7 +128,7 @@ export function foodWords(food: FoodTexts): { words: WordPlace[]; head?: FoodHea
     }
     inSegment.forEach((word, i) => {
       const placement = index === 0 ? (i === 0 ? PLACEMENT.head : PLACEMENT.headSegment) : index === 1 ? PLACEMENT.secondSegment : PLACEMENT.laterSegment;
-      add(word, placement, index);
+      add(word, placement, index >= 2 && namesNoProduct(word, brandWords) ? -1 : index);
     });
   });
   // A one-word head segment followed by another (`Fish, salmon, …`): the import counts what

@@ -18,7 +18,8 @@ import { COUNTED_SEGMENTS, FIRST_OUTSIDE_NAME, PLACEMENTS } from './food-text.js
  * - static: how plain the food is (fewer segments and words);
  * - the bonuses: the query names the food's whole head segment (`Apples` in `Apples, raw`,
  *   not `Apple juice, canned`; of a class's food, `Fish, salmon`, the class word or the kind,
- *   which the import places at the head: build.ts CLASS_KINDS), a whole later segment, or the
+ *   which the import places at the head: build.ts CLASS_KINDS), a whole later segment (of the
+ *   third, the maker's words aside: food-text.ts `namesNoProduct`), or the
  *   whole name (a type-ahead word names it only as typed, not by a longer completion:
  *   `partialCover`).
  * docs/search.md explains them with examples; `npm run relevance` measures them (bench/RELEVANCE.md),
@@ -26,7 +27,7 @@ import { COUNTED_SEGMENTS, FIRST_OUTSIDE_NAME, PLACEMENTS } from './food-text.js
  */
 
 /** Increments whenever a weight changes: stored first pages (build.ts) were ranked by one version. */
-export const RANKING_VERSION = 7;
+export const RANKING_VERSION = 8;
 
 export const WEIGHTS = {
   /** By placement (food-text.ts PLACEMENT): head, head segment, second segment, later segment, classification, other names, brand, description. */

@@ -26,7 +26,7 @@ const f = (name: string, extra: Record<string, unknown> = {}): Record<string, un
 });
 
 const CATALOG = {
-  brands: [{ id: u(1), name: 'Zebra Dairy', region: 'us' }],
+  brands: [{ id: u(1), name: 'Zebra Dairy', region: 'us' }, { id: u(2), name: 'Lunar Bakery', region: 'us' }],
   categories: [
     { id: u(10), name: 'Food', region: 'us' },
     { id: u(11), name: 'Fruit and vegetables', region: 'us', parent: u(10) },
@@ -70,6 +70,9 @@ const CATALOG = {
     f('ZEBRA DAIRY, Vanilla ice cream', { category: u(12), brand: u(1), servings: serving(8) }),
     f('Zebra cakes, chocolate', { category: u(12) }),
     f('Vanilla pudding', { category: u(12), brand: u(1) }),
+    // As USDA names a maker's products (`Cereals ready-to-eat, KELLOGG, KELLOGG'S FROOT LOOPS`).
+    f('Snacks, LUNAR, LUNAR\'S MOON PIES', { category: u(12), brand: u(2) }),
+    f('Cakes, LUNAR, MOON PIES minis', { category: u(12), brand: u(2) }),
     f('Beans, great'),
     f('Beans, green'),
     f('Green tea', { category: u(13) }),
@@ -324,6 +327,14 @@ forEachStore((kind) => {
       // not take the head's weight for the maker's words, whatever their servings.
       assert.deepEqual((await names('zebra')).slice(0, 2), ['Zebra cakes, chocolate', 'ZEBRA DAIRY, Vanilla ice cream']);
       assert.deepEqual(await names('zebra vanilla'), ['ZEBRA DAIRY, Vanilla ice cream', 'Vanilla pudding']);
+    });
+
+    test('a later segment that names the maker and its product is named whole by the product alone', async () => {
+      // `LUNAR'S MOON PIES` (brand Lunar Bakery) is all of `moon pies` but the maker's word and
+      // the `s` of its apostrophe; `MOON PIES minis` has a word more. Without the rule the two
+      // tie and name order puts Cakes first; with the maker named too, the same order.
+      assert.deepEqual(await names('moon pies'), ['Snacks, LUNAR, LUNAR\'S MOON PIES', 'Cakes, LUNAR, MOON PIES minis']);
+      assert.deepEqual(await names('lunar moon pies'), ['Snacks, LUNAR, LUNAR\'S MOON PIES', 'Cakes, LUNAR, MOON PIES minis']);
     });
   });
 
