@@ -2,14 +2,20 @@ import type { CatalogBrand, CatalogCategory, CatalogTag, SourceRef } from '../do
 import type { Region } from '../domain/regions.js';
 import type { FoodRow } from '../store/food-row.js';
 import type { ImportItem } from './check-record.js';
+import { BatchReader, type Slot } from './batch-bytes.js';
 
 /**
  * What the import worker (import-worker.ts) and the importing thread (worker-reader.ts) say to
- * each other. Records travel in batches as one flat list of strings, numbers and booleans:
- * structured clone copies such a list at memory speed, where a list of objects (a food row, let
- * alone the nested food) costs about as much to receive as the JSON.parse the worker saved.
+ * each other. Records travel in batches of plain values (strings, numbers, booleans) written as
+ * bytes (batch-bytes.ts): structured clone of a list of objects (a food row, let alone the
+ * nested food) costs about as much to receive as the JSON.parse the worker saved.
  */
-export type Slot = string | number | boolean | null;
+export type { Slot } from './batch-bytes.js';
+
+/** Where a batch's values go, in order: a BatchWriter, or a list. */
+export interface SlotSink {
+  push(...values: Slot[]): unknown;
+}
 
 /** A record as the worker sends it: foods as their prepared rows. */
 export type WireItem = Exclude<ImportItem, { kind: 'food' }>;
@@ -45,15 +51,16 @@ export interface WireError {
 
 export type FromWorker =
   /** `fraction`: the reader's fraction read when the batch was sent, when it moved since the last batch. */
-  | { readonly type: 'batch'; readonly slots: Slot[]; readonly fraction: number | null }
+  /** `batch`: the batch's bytes, over an ArrayBuffer transferred with the message (BatchWriter.take). */
+  | { readonly type: 'batch'; readonly batch: Uint8Array<ArrayBuffer>; readonly fraction: number | null }
   /** Every record was sent. */
   | { readonly type: 'done'; readonly fraction: number | null }
   /** Reading failed after the records sent so far. */
   | { readonly type: 'failed'; readonly error: WireError };
 
 export type ToWorker =
-  /** A batch was put: the worker may send one more. */
-  | { readonly type: 'ack' }
+  /** A batch was put: the worker may send one more, and write it over the batch's buffer (transferred back). */
+  | { readonly type: 'ack'; readonly buffer?: ArrayBuffer }
   /** The import ended early: stop reading (closing the reader's files) and exit. */
   | { readonly type: 'stop' };
 
@@ -76,11 +83,11 @@ export function fromWireError(wire: WireError): Error {
   return error;
 }
 
-function encodeSource(source: SourceRef, out: Slot[]): void {
+function encodeSource(source: SourceRef, out: SlotSink): void {
   out.push(source.file, source.line ?? null, source.record ?? null);
 }
 
-function encodeFoodRow(row: FoodRow, out: Slot[]): void {
+function encodeFoodRow(row: FoodRow, out: SlotSink): void {
   // `tags` is `tagsJson` parsed: sent once.
   out.push(
     row.foodId, row.revisionId, row.revisionGiven, row.contentHash, row.region, row.brand, row.category, row.tagsJson,
@@ -90,7 +97,7 @@ function encodeFoodRow(row: FoodRow, out: Slot[]): void {
 }
 
 /** Appends one record to a batch. */
-export function encodeItem(item: WireItem, out: Slot[]): void {
+export function encodeItem(item: WireItem, out: SlotSink): void {
   out.push(item.kind);
   encodeSource(item.source, out);
   switch (item.kind) {
@@ -109,30 +116,32 @@ export function encodeItem(item: WireItem, out: Slot[]): void {
   }
 }
 
-/** Reads a batch back, slot by slot. The slots are the worker's own: their types are trusted. */
+/** A batch's values read back in order, typed as the encoder wrote them. */
 class SlotReader {
-  private at = 0;
+  private readonly bytes: BatchReader;
 
-  constructor(private readonly slots: readonly Slot[]) {}
+  constructor(batch: Uint8Array) {
+    this.bytes = new BatchReader(batch);
+  }
 
   get more(): boolean {
-    return this.at < this.slots.length;
+    return this.bytes.more;
   }
 
   string(): string {
-    return this.slots[this.at++] as string;
+    return this.bytes.next() as string;
   }
 
   boolean(): boolean {
-    return this.slots[this.at++] as boolean;
+    return this.bytes.next() as boolean;
   }
 
   number(): number {
-    return this.slots[this.at++] as number;
+    return this.bytes.next() as number;
   }
 
   optional<T extends Slot>(): T | undefined {
-    const value = this.slots[this.at++];
+    const value = this.bytes.next();
     return value === null ? undefined : (value as T);
   }
 }
@@ -171,32 +180,30 @@ function decodeFoodRow(r: SlotReader): FoodRow {
   };
 }
 
-/** The records of a batch, in order. */
-export function decodeItems(slots: readonly Slot[]): WireItem[] {
-  const r = new SlotReader(slots);
-  const items: WireItem[] = [];
+/** The records of a batch, in order, each read when it is asked for. */
+export function* decodeItems(batch: Uint8Array): Generator<WireItem> {
+  const r = new SlotReader(batch);
   while (r.more) {
     const kind = r.string() as WireItem['kind'];
     const source = decodeSource(r);
     switch (kind) {
       // The values were checked by the worker.
       case 'brand':
-        items.push({ kind, value: JSON.parse(r.string()) as CatalogBrand, source });
+        yield { kind, value: JSON.parse(r.string()) as CatalogBrand, source };
         break;
       case 'category':
-        items.push({ kind, value: JSON.parse(r.string()) as CatalogCategory, source });
+        yield { kind, value: JSON.parse(r.string()) as CatalogCategory, source };
         break;
       case 'tag':
-        items.push({ kind, value: JSON.parse(r.string()) as CatalogTag, source });
+        yield { kind, value: JSON.parse(r.string()) as CatalogTag, source };
         break;
       case 'food-row':
-        items.push({ kind, row: decodeFoodRow(r), source });
+        yield { kind, row: decodeFoodRow(r), source };
         break;
       case 'invalid':
       case 'skipped':
-        items.push({ kind, reason: r.string(), source });
+        yield { kind, reason: r.string(), source };
         break;
     }
   }
-  return items;
 }

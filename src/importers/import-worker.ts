@@ -10,7 +10,8 @@ import type { CatalogRecord } from '../domain/records.js';
 import { foodRow } from '../store/food-row.js';
 import { checkRecord } from './check-record.js';
 import { loadFormat, loadLineRecords } from './format-modules.js';
-import { encodeItem, toWireError, type FromWorker, type Slot, type ToWorker, type WorkerJob } from './import-wire.js';
+import { BatchWriter } from './batch-bytes.js';
+import { encodeItem, toWireError, type FromWorker, type ToWorker, type WorkerJob } from './import-wire.js';
 import { readLines } from './line-reader.js';
 
 const port = parentPort;
@@ -21,15 +22,26 @@ let unacknowledged = 0;
 let stopping = false;
 let wake: (() => void) | undefined;
 
+/** The batches' buffers the importing thread sent back, to write the next batches over. */
+const spare: ArrayBuffer[] = [];
+
 const onMessage = (message: ToWorker): void => {
-  if (message.type === 'ack') unacknowledged--;
-  else stopping = true;
+  if (message.type === 'ack') {
+    unacknowledged--;
+    if (message.buffer !== undefined) spare.push(message.buffer);
+  } else stopping = true;
   wake?.();
   wake = undefined;
 };
 port.on('message', onMessage);
 
 const post = (message: FromWorker): void => port.postMessage(message);
+
+/** Sends what `batch` holds, its buffer transferred: the importing thread reads it without a copy. */
+const postBatch = (batch: BatchWriter): void => {
+  const bytes = batch.take();
+  port.postMessage({ type: 'batch', batch: bytes, fraction: progress() } satisfies FromWorker, [bytes.buffer]);
+};
 
 let fraction: number | null = null;
 /** The fraction read when it moved since the last message, else null. */
@@ -40,15 +52,15 @@ const progress = (): number | null => {
 };
 
 /** Sends a batch; returns once fewer than `ahead` batches wait to be put (or the import stops). */
-async function send(slots: Slot[]): Promise<void> {
-  post({ type: 'batch', slots, fraction: progress() });
+async function send(batch: BatchWriter): Promise<void> {
+  postBatch(batch);
   unacknowledged++;
   while (unacknowledged >= job.ahead && !stopping) await new Promise<void>((resolve) => (wake = resolve));
 }
 
-function encodeRecord(record: CatalogRecord, slots: Slot[]): void {
+function encodeRecord(record: CatalogRecord, batch: BatchWriter): void {
   const item = checkRecord(record);
-  encodeItem(item.kind === 'food' ? { kind: 'food-row', row: foodRow(item.value), source: item.source } : item, slots);
+  encodeItem(item.kind === 'food' ? { kind: 'food-row', row: foodRow(item.value), source: item.source } : item, batch);
 }
 
 const onProgress = (f: number): void => void (fraction = f);
@@ -61,21 +73,20 @@ async function run(): Promise<void> {
     ...(job.region ? { region: job.region } : {}),
     ...(job.progress ? { onProgress } : {}),
   });
-  let slots: Slot[] = [];
+  const batch = new BatchWriter(spare);
   let count = 0;
   // Leaving the loop early (stop) returns the reader, which closes its files.
   for await (const record of records) {
     if (stopping) return;
-    encodeRecord(record, slots);
+    encodeRecord(record, batch);
     if (++count === job.batchSize) {
-      await send(slots);
+      await send(batch);
       if (stopping) return;
-      slots = [];
       count = 0;
     }
   }
   if (stopping) return;
-  if (count > 0) post({ type: 'batch', slots, fraction: progress() });
+  if (count > 0) postBatch(batch);
   post({ type: 'done', fraction: progress() });
 }
 
@@ -91,7 +102,7 @@ async function runShare(share: { readonly index: number; readonly count: number 
   let before = 0;
   /** Whether a block of ours has lines not yet sent (a block may go on in the next file). */
   let open = false;
-  let slots: Slot[] = [];
+  const batch = new BatchWriter(spare);
   for (const path of job.paths) {
     const file = basename(path);
     const offset = before;
@@ -107,11 +118,10 @@ async function runShare(share: { readonly index: number; readonly count: number 
         if (stopping) return;
         const number = next.value.number;
         const record = lines.record(next.value.text, { file, line: number });
-        if (record !== undefined) encodeRecord(record, slots);
+        if (record !== undefined) encodeRecord(record, batch);
         open = true;
         if ((offset + number) % block === 0) {
-          await send(slots);
-          slots = [];
+          await send(batch);
           open = false;
         }
       }
@@ -121,7 +131,7 @@ async function runShare(share: { readonly index: number; readonly count: number 
     }
   }
   if (stopping) return;
-  if (open) post({ type: 'batch', slots, fraction: progress() });
+  if (open) postBatch(batch);
   post({ type: 'done', fraction: progress() });
 }
 

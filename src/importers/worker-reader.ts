@@ -121,8 +121,9 @@ export async function* readInWorker(format: string, paths: readonly string[], op
       switch (event.type) {
         case 'batch':
           if (event.fraction !== null) options.onProgress?.(event.fraction);
-          yield* decodeItems(event.slots);
-          reading.worker.postMessage({ type: 'ack' } satisfies ToWorker);
+          yield* decodeItems(event.batch);
+          // Its strings were copied out as they were read: the buffer goes back to be written again.
+          reading.worker.postMessage({ type: 'ack', buffer: event.batch.buffer } satisfies ToWorker, [event.batch.buffer]);
           break;
         case 'done':
           // Every block was sent: the other workers have read every line too.

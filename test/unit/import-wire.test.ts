@@ -1,6 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { serialize, deserialize } from 'node:v8';
+import { BatchReader, BatchWriter } from '../../src/importers/batch-bytes.js';
 import { checkFood } from '../../src/domain/validate.js';
 import { decodeItems, encodeItem, fromWireError, toWireError, type Slot, type WireItem } from '../../src/importers/import-wire.js';
 import { foodRow } from '../../src/store/food-row.js';
@@ -20,7 +21,7 @@ function food(over: Record<string, unknown>) {
 }
 
 describe('import worker batches (import-wire.ts)', () => {
-  test('every kind of record comes back as it was sent, in order, through structured clone', () => {
+  test('every kind of record comes back as it was sent, in order, its bytes transferred as postMessage does', () => {
     const items: WireItem[] = [
       { kind: 'brand', value: { id: ID(2), name: 'Ça Va', region: 'au' }, source: { file: 'a.jsonl', line: 1 } },
       { kind: 'category', value: { id: ID(3), name: 'Custards', region: 'au', parent: ID(9) }, source: { file: 'a.json', record: 'categories[0]' } },
@@ -31,10 +32,40 @@ describe('import worker batches (import-wire.ts)', () => {
       { kind: 'invalid', reason: 'not valid JSON: Unexpected token', source: { file: 'a.jsonl', line: 6 } },
       { kind: 'skipped', reason: 'not sold in au or us', source: { file: 'FOOD.txt', line: 7 } },
     ];
-    const slots: Slot[] = [];
-    for (const item of items) encodeItem(item, slots);
-    assert.ok(slots.every((slot) => slot === null || typeof slot !== 'object'), 'a batch is a flat list of plain values');
-    assert.deepEqual(decodeItems(deserialize(serialize(slots)) as Slot[]), items);
+    const batch = new BatchWriter();
+    for (const item of items) encodeItem(item, batch);
+    const bytes = batch.take();
+    const received = structuredClone(bytes, { transfer: [bytes.buffer] });
+    assert.equal(bytes.byteLength, 0, 'the sender\'s view is detached: the memory moved, not copied');
+    assert.deepEqual([...decodeItems(received)], items);
+  });
+
+  test('a batch\'s values come back exactly: text of every script, long text, numbers, booleans and nulls', () => {
+    const long = 'é€𝄞'.repeat(300_000); // 2.7 MB of UTF-8 in a batch that starts at 1 MiB
+    const values: Slot[] = ['', 'plain', 'Crème Brûlée 🍮', long, 0, -0.5, 1e300, Number.MAX_SAFE_INTEGER, true, false, null, 'after'];
+    const batch = new BatchWriter();
+    batch.push(...values);
+    const reader = new BatchReader(batch.take());
+    const back: Slot[] = [];
+    while (reader.more) back.push(reader.next());
+    assert.deepEqual(back, values);
+  });
+
+  test('a buffer sent back is written over by the next batch, which reads as sent', () => {
+    const spare: ArrayBuffer[] = [];
+    const batch = new BatchWriter(spare);
+    batch.push('first batch, a longer text than the next', 1);
+    const first = batch.take();
+    // Sent back with the acknowledgement while the second batch is being written.
+    spare.push(first.buffer);
+    batch.push('second');
+    batch.take();
+    batch.push('x');
+    batch.push(2);
+    const third = batch.take();
+    assert.ok(third.buffer === first.buffer, 'the third batch is written over the buffer sent back');
+    const reader = new BatchReader(third);
+    assert.deepEqual([reader.next(), reader.next(), reader.more], ['x', 2, false]);
   });
 
   test('a given revisionId is the revision and marked given; a derived one is the content hash', () => {
