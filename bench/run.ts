@@ -193,8 +193,8 @@ async function catalogue(): Promise<{ db: string; importFoodsPerSecond?: number;
   const db = join(cache, `catalog-${FOODS}.db`);
   if (existsSync(db)) {
     if (searchDataCurrent(db)) return { db, dbBytes: statSync(db).size };
-    // Served as it is, its search data would be built in each worker's memory: not what a
-    // catalogue imported by this build costs.
+    // Served as it is, the server would rebuild its search data when it first opens the file
+    // (schema.ts): a cold start of tens of seconds, and an import whose speed this run never timed.
     log(`${db}: its search data is of another format or ranking than this build's; importing again`);
     for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${db}${suffix}`, { force: true });
   }

@@ -69,11 +69,6 @@ export class BatchWriter {
     }
   }
 
-  /** Bytes written since the last `take`. */
-  get size(): number {
-    return this.at;
-  }
-
   /** The batch written so far, over a buffer of its own (to transfer); the next batch starts afresh. */
   take(): Uint8Array<ArrayBuffer> {
     const batch = new Uint8Array(this.memory, 0, this.at);

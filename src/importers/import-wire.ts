@@ -50,8 +50,10 @@ export interface WireError {
 }
 
 export type FromWorker =
-  /** `fraction`: the reader's fraction read when the batch was sent, when it moved since the last batch. */
-  /** `batch`: the batch's bytes, over an ArrayBuffer transferred with the message (BatchWriter.take). */
+  /**
+   * `batch`: the batch's bytes, over an ArrayBuffer transferred with the message (BatchWriter.take);
+   * `fraction`: the reader's fraction read when the batch was sent, when it moved since the last batch.
+   */
   | { readonly type: 'batch'; readonly batch: Uint8Array<ArrayBuffer>; readonly fraction: number | null }
   /** Every record was sent. */
   | { readonly type: 'done'; readonly fraction: number | null }
