@@ -36,7 +36,7 @@ export class BatchWriter {
     return this.spare.pop() ?? new ArrayBuffer(INITIAL_BYTES);
   }
 
-  /** Appends values in order (a list's `push`, so that encoders write to either). */
+  /** Appends values in order. */
   push(...values: Slot[]): void {
     for (const value of values) this.write(value);
   }

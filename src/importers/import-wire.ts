@@ -2,7 +2,7 @@ import type { CatalogBrand, CatalogCategory, CatalogTag, SourceRef } from '../do
 import type { Region } from '../domain/regions.js';
 import type { FoodRow } from '../store/food-row.js';
 import type { ImportItem } from './check-record.js';
-import { BatchReader, type Slot } from './batch-bytes.js';
+import { BatchReader, type BatchWriter, type Slot } from './batch-bytes.js';
 
 /**
  * What the import worker (import-worker.ts) and the importing thread (worker-reader.ts) say to
@@ -10,12 +10,6 @@ import { BatchReader, type Slot } from './batch-bytes.js';
  * bytes (batch-bytes.ts): structured clone of a list of objects (a food row, let alone the
  * nested food) costs about as much to receive as the JSON.parse the worker saved.
  */
-export type { Slot } from './batch-bytes.js';
-
-/** Where a batch's values go, in order: a BatchWriter, or a list. */
-export interface SlotSink {
-  push(...values: Slot[]): unknown;
-}
 
 /** A record as the worker sends it: foods as their prepared rows. */
 export type WireItem = Exclude<ImportItem, { kind: 'food' }>;
@@ -85,11 +79,11 @@ export function fromWireError(wire: WireError): Error {
   return error;
 }
 
-function encodeSource(source: SourceRef, out: SlotSink): void {
+function encodeSource(source: SourceRef, out: BatchWriter): void {
   out.push(source.file, source.line ?? null, source.record ?? null);
 }
 
-function encodeFoodRow(row: FoodRow, out: SlotSink): void {
+function encodeFoodRow(row: FoodRow, out: BatchWriter): void {
   // `tags` is `tagsJson` parsed: sent once.
   out.push(
     row.foodId, row.revisionId, row.revisionGiven, row.contentHash, row.region, row.brand, row.category, row.tagsJson,
@@ -99,7 +93,7 @@ function encodeFoodRow(row: FoodRow, out: SlotSink): void {
 }
 
 /** Appends one record to a batch. */
-export function encodeItem(item: WireItem, out: SlotSink): void {
+export function encodeItem(item: WireItem, out: BatchWriter): void {
   out.push(item.kind);
   encodeSource(item.source, out);
   switch (item.kind) {

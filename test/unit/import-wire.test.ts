@@ -1,9 +1,9 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { serialize, deserialize } from 'node:v8';
-import { BatchReader, BatchWriter } from '../../src/importers/batch-bytes.js';
+import { BatchReader, BatchWriter, type Slot } from '../../src/importers/batch-bytes.js';
 import { checkFood } from '../../src/domain/validate.js';
-import { decodeItems, encodeItem, fromWireError, toWireError, type Slot, type WireItem } from '../../src/importers/import-wire.js';
+import { decodeItems, encodeItem, fromWireError, toWireError, type WireItem } from '../../src/importers/import-wire.js';
 import { foodRow } from '../../src/store/food-row.js';
 
 const ID = (n: number): string => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
