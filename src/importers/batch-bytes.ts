@@ -109,4 +109,23 @@ export class BatchReader {
     if (tag > TRUE) throw new Error(`import batch: unknown slot tag ${tag}`);
     return tag === NULL ? null : tag === TRUE;
   }
+
+  /** The next value, of the type its encoder wrote there. */
+  string(): string {
+    return this.next() as string;
+  }
+
+  number(): number {
+    return this.next() as number;
+  }
+
+  boolean(): boolean {
+    return this.next() as boolean;
+  }
+
+  /** The next value, undefined where the encoder wrote null. */
+  optional<T extends Slot>(): T | undefined {
+    const value = this.next();
+    return value === null ? undefined : (value as T);
+  }
 }

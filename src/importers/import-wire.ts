@@ -2,7 +2,7 @@ import type { CatalogBrand, CatalogCategory, CatalogTag, SourceRef } from '../do
 import type { Region } from '../domain/regions.js';
 import type { FoodRow } from '../store/food-row.js';
 import type { ImportItem } from './check-record.js';
-import { BatchReader, type BatchWriter, type Slot } from './batch-bytes.js';
+import { BatchReader, type BatchWriter } from './batch-bytes.js';
 
 /**
  * What the import worker (import-worker.ts) and the importing thread (worker-reader.ts) say to
@@ -112,44 +112,14 @@ export function encodeItem(item: WireItem, out: BatchWriter): void {
   }
 }
 
-/** A batch's values read back in order, typed as the encoder wrote them. */
-class SlotReader {
-  private readonly bytes: BatchReader;
-
-  constructor(batch: Uint8Array) {
-    this.bytes = new BatchReader(batch);
-  }
-
-  get more(): boolean {
-    return this.bytes.more;
-  }
-
-  string(): string {
-    return this.bytes.next() as string;
-  }
-
-  boolean(): boolean {
-    return this.bytes.next() as boolean;
-  }
-
-  number(): number {
-    return this.bytes.next() as number;
-  }
-
-  optional<T extends Slot>(): T | undefined {
-    const value = this.bytes.next();
-    return value === null ? undefined : (value as T);
-  }
-}
-
-function decodeSource(r: SlotReader): SourceRef {
+function decodeSource(r: BatchReader): SourceRef {
   const file = r.string();
   const line = r.optional<number>();
   const record = r.optional<string>();
   return { file, ...(line !== undefined ? { line } : {}), ...(record !== undefined ? { record } : {}) };
 }
 
-function decodeFoodRow(r: SlotReader): FoodRow {
+function decodeFoodRow(r: BatchReader): FoodRow {
   const foodId = r.string();
   const revisionId = r.string();
   const revisionGiven = r.boolean();
@@ -178,7 +148,7 @@ function decodeFoodRow(r: SlotReader): FoodRow {
 
 /** The records of a batch, in order, each read when it is asked for. */
 export function* decodeItems(batch: Uint8Array): Generator<WireItem> {
-  const r = new SlotReader(batch);
+  const r = new BatchReader(batch);
   while (r.more) {
     const kind = r.string() as WireItem['kind'];
     const source = decodeSource(r);
