@@ -1,11 +1,12 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { withClient } from '../../src/store/postgres/connection.js';
+import { ImportWatchdog } from '../../src/store/postgres/import-watchdog.js';
 import { generate } from '../../bench/generate.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { catalogJsonl, fixtureCatalog, IDS, u, type FixtureCatalog } from '../helpers/fixture-catalog.js';
@@ -554,6 +555,56 @@ describe('import --database-url: concurrency and a killed import', () => {
       assert.match(lines[0]!, new RegExp(`^import failed, nothing was changed: PostgreSQL at ${database.hostname}:${database.port || 5432}${database.pathname} is unavailable: `));
       assert.equal(await postgresSnapshot(fresh), before);
     } finally {
+      await dropTestDatabase(fresh);
+    }
+  });
+});
+
+describe('import --database-url: the watchdog that ends an import on a silent server', () => {
+  /**
+   * Watches `url` with a 1 s stall bound for `ms`, this thread busy meanwhile in blocks of `busyMs`
+   * (as an import's is, between its batches); what it called a stall, if anything.
+   */
+  async function watch(url: string, ms: number, busyMs = 0): Promise<string | undefined> {
+    let stalled: string | undefined;
+    const watchdog = new ImportWatchdog(url, 1000, (why) => {
+      stalled = why;
+    });
+    for (const end = performance.now() + ms; performance.now() < end;) {
+      for (const until = performance.now() + busyMs; performance.now() < until;);
+      await new Promise((resolve) => setTimeout(resolve, busyMs > 0 ? 0 : ms));
+    }
+    watchdog.stop();
+    return stalled;
+  }
+
+  test('a server that answers, busy import thread or not, or refuses its connections (too many clients) is no stall; one that says nothing is', async (t) => {
+    const fresh = await testDatabaseUrl();
+    if (!fresh) return t.skip(NO_POSTGRES);
+    // Other imports, replicas and test files share a server's connection slots: a role with none
+    // left gets the refusal a full server sends (53300), on the real server.
+    const role = `fl_full_${randomBytes(4).toString('hex')}`;
+    const database = new URL(fresh);
+    const proxy = await startTcpProxy(Number(database.port || 5432), database.hostname);
+    try {
+      // An import's thread answers its sockets only between batches: each of a connection's round
+      // trips once waited for one, and a server that answered at once looked silent.
+      assert.equal(await watch(fresh, 3000, 700), undefined, 'a healthy server beside a thread busy 700 ms at a time');
+      await withClient(fresh, (c) => c.query(`CREATE ROLE ${role} LOGIN CONNECTION LIMIT 0`));
+      const full = new URL(fresh);
+      full.username = role;
+      const refused = await withClient(full.toString(), () => Promise.resolve('connected')).catch((err: { code?: string }) => err.code);
+      assert.equal(refused, '53300', 'the role is refused as by a full server');
+      assert.equal(await watch(full.toString(), 3000), undefined, 'refusals for 3 s are not silence');
+      // The same bound against a server that answers nothing at all: through a hung proxy.
+      proxy.hang();
+      const hung = new URL(fresh);
+      hung.hostname = '127.0.0.1';
+      hung.port = String(proxy.port);
+      assert.equal(await watch(hung.toString(), 3000), 'it answered nothing for 1 s');
+    } finally {
+      await proxy.close();
+      await withClient(fresh, (c) => c.query(`DROP ROLE IF EXISTS ${role}`));
       await dropTestDatabase(fresh);
     }
   });

@@ -179,7 +179,7 @@ async function openImport(pool: pg.Pool, options: PostgresImportOptions): Promis
   void _q;
   const client = new pg.Client({ ...config, application_name: 'foodlookup import' });
   // A server that answers nothing fails the import: its connection is closed under it.
-  const watchdog = new ImportWatchdog(config, importStallMs(), (why) => {
+  const watchdog = new ImportWatchdog(config.connectionString ?? '', importStallMs(), (why) => {
     transaction.lose(new Error(why));
     closeSocket(client);
   });
