@@ -1,9 +1,9 @@
 /**
  * Preloaded into a serving worker by bench/request-split.ts (`node --import`): what each request
  * spent, from the HTTP request event to the response's last byte handed to the kernel. Per
- * request: the wall time, the main thread's time on a core (/proc/thread-self/schedstat, in ns;
- * getrusage's CPU times move in the kernel's 4 ms ticks), minor page faults, involuntary
- * context switches, the garbage collections' pauses within it, the search engine's time
+ * request: the wall time, the main thread's time on a core and its time runnable but waiting for
+ * one (/proc/thread-self/schedstat, in ns; getrusage's CPU times move in the kernel's 4 ms
+ * ticks), minor and major page faults, voluntary and involuntary context switches, the garbage collections' pauses within it, the search engine's time
  * (`SearchEngine.foods`) and the lists it loaded or made for the first time (the list cache's
  * misses). The counters are the process's, so the figures mean something at one connection
  * only, one request at a time; the hook's own reads (~0.02-0.04 ms a request) are in them. Written as JSON to `$REQUEST_SPLIT_OUT/<pid>.json` when the
@@ -24,8 +24,14 @@ export interface RequestParts {
   /** The main thread's time on a core when the request came (ms since the thread started): what it did between two requests. */
   readonly threadAt: number;
   readonly mainThread: number;
+  /** The main thread's time runnable but not on a core (another thread or process had it). */
+  readonly runQueue: number;
   readonly faults: number;
+  /** Page faults that waited for the disk (a file page the kernel had dropped). */
+  readonly majorFaults: number;
   readonly preempted: number;
+  /** Times the main thread gave up its core to wait (the disk, a lock). */
+  readonly blocked: number;
   readonly engine: number;
   readonly loads: number;
   readonly loadMs: number;
@@ -43,12 +49,13 @@ let engine = 0;
 let loads = 0;
 let loadMs = 0;
 
-/** The calling thread's time on a core so far, in ms (Linux; 0 elsewhere). */
-function threadMs(): number {
+/** The calling thread's time on a core so far and its time waiting for one, in ms (Linux; 0 elsewhere). */
+function threadMs(): [number, number] {
   try {
-    return Number(readFileSync('/proc/thread-self/schedstat', 'latin1').split(' ')[0]) / 1e6;
+    const [on, waiting] = readFileSync('/proc/thread-self/schedstat', 'latin1').split(' ');
+    return [Number(on) / 1e6, Number(waiting) / 1e6];
   } catch {
-    return 0;
+    return [0, 0];
   }
 }
 
@@ -86,16 +93,17 @@ if (out !== undefined) {
       const [request, response] = args as [IncomingMessage, ServerResponse];
       const start = performance.now();
       const usage = process.resourceUsage();
-      const thread = threadMs();
+      const [thread, queued] = threadMs();
       engine = 0;
       loads = 0;
       loadMs = 0;
       response.once('finish', () => {
         const now = process.resourceUsage();
-        const mainThread = threadMs() - thread;
+        const [threadNow, queuedNow] = threadMs();
         trace.requests.push({
-          url: request.url ?? '', start, wall: performance.now() - start, threadAt: thread, mainThread,
-          faults: now.minorPageFault - usage.minorPageFault, preempted: now.involuntaryContextSwitches - usage.involuntaryContextSwitches,
+          url: request.url ?? '', start, wall: performance.now() - start, threadAt: thread, mainThread: threadNow - thread, runQueue: queuedNow - queued,
+          faults: now.minorPageFault - usage.minorPageFault, majorFaults: now.majorPageFault - usage.majorPageFault,
+          preempted: now.involuntaryContextSwitches - usage.involuntaryContextSwitches, blocked: now.voluntaryContextSwitches - usage.voluntaryContextSwitches,
           engine, loads, loadMs,
         });
       });

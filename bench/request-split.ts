@@ -124,13 +124,17 @@ const parts: [string, (r: RequestParts) => number][] = [
   ['    of it lists loaded/made', (r) => r.loadMs],
   ['  of it outside the engine', (r) => Math.max(0, r.mainThread - r.engine)],
   ['main thread off its core', (r) => Math.max(0, r.wall - r.mainThread)],
+  ['  of it runnable, waiting for a core', (r) => r.runQueue],
+  ['  of it blocked, or the VM not running', (r) => Math.max(0, r.wall - r.mainThread - r.runQueue)],
   ['collection pauses', paused],
   ['collection pauses before it', pausedBefore],
   ['since the previous response', (r) => gaps.get(r)!.wait],
   ['  of it main thread on a core', (r) => gaps.get(r)!.busy],
   ['minor page faults', (r) => r.faults],
+  ['major page faults', (r) => r.majorFaults],
   ['lists loaded/made', (r) => r.loads],
   ['involuntary switches', (r) => r.preempted],
+  ['voluntary switches', (r) => r.blocked],
 ];
 const quantile = (xs: number[], q: number): number => {
   const sorted = xs.slice().sort((a, b) => a - b);
@@ -154,8 +158,8 @@ process.stdout.write(`\nserver p99 ${quantile(run.map((r) => r.wall), 0.99).toFi
 const seen = run.map((r) => ({ wall: r.wall, ...gaps.get(r)! }));
 process.stdout.write(`with the wait since the previous response p99 ${quantile(seen.map((x) => x.wall + x.wait), 0.99).toFixed(2)} ms; without its time on a core ${quantile(seen.map((x) => x.wall + x.wait - x.busy), 0.99).toFixed(2)}\n`);
 const slowest = run.slice().sort((a, b) => b.wall - a.wall).slice(0, Number(values.slowest));
-process.stdout.write(`\nslowest: wall, main thread on a core, engine, lists (ms, count), faults, switches, request\n`);
+process.stdout.write(`\nslowest: wall, main thread on a core, waiting for a core, engine, lists (ms, count), faults (minor, major), switches (involuntary, voluntary), request\n`);
 for (const r of slowest) {
   const what = decodeURIComponent(r.url.replace(/^\/v1\/foods\?query=/, ''));
-  process.stdout.write(`${[r.wall, r.mainThread, r.engine, r.loadMs].map((x) => x.toFixed(2).padStart(7)).join('')} ${String(r.loads).padStart(3)} ${String(r.faults).padStart(5)} ${String(r.preempted).padStart(3)}  ${what}\n`);
+  process.stdout.write(`${[r.wall, r.mainThread, r.runQueue, r.engine, r.loadMs].map((x) => x.toFixed(2).padStart(7)).join('')} ${String(r.loads).padStart(3)} ${[r.faults, r.majorFaults, r.preempted, r.blocked].map((x) => String(x).padStart(5)).join('')}  ${what}\n`);
 }
