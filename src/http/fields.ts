@@ -13,3 +13,11 @@ export function projector(raw: string | undefined, context: FieldsContext): Proj
   if (projection === null) return identity;
   return (record) => project(record, projection);
 }
+
+/** Whether a valid selector keeps any of `members` of its records (all of them when it selects everything). */
+export function selectsAny(raw: string | undefined, context: FieldsContext, members: ReadonlySet<string>): boolean {
+  const result = compileFields(raw, context);
+  if (!result.ok || result.projection === null || result.projection === true) return true;
+  for (const member of result.projection.keys()) if (members.has(member)) return true;
+  return false;
+}

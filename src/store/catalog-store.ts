@@ -1,6 +1,7 @@
 import type { Brand, Category, CatalogRecord, Food, SourceRef, Tag } from '../domain/records.js';
 import type { Region } from '../domain/regions.js';
 import type { FoodRow } from './food-row.js';
+import type { FoodHead } from './record-rows.js';
 
 /** Ids where each id may carry `!`: plain ids include, `!` ids exclude (contract C3). */
 export interface IdFilter {
@@ -103,8 +104,13 @@ export interface Page<T> {
   readonly corrections?: readonly Correction[];
 }
 
+export interface FoodsOptions {
+  readonly body: boolean;
+}
+
 export interface FoodHit {
-  readonly food: Food;
+  /** Without its body's members when the page was asked for with `{ body: false }`. */
+  readonly food: Food | FoodHead;
   /** Present only when the query asked for grouping. */
   readonly grouping?: { readonly name: string; readonly id?: string };
 }
@@ -198,7 +204,8 @@ export interface CatalogReader {
   brand(id: string): Promise<Stamped<Brand> | undefined>;
   category(id: string): Promise<Stamped<Category> | undefined>;
   tag(id: string): Promise<Stamped<Tag> | undefined>;
-  foods(query: FoodQuery): Promise<Page<FoodHit>>;
+  /** `body: false` when no member of the food's body (FOOD_BODY_MEMBERS) is wanted: they are then neither read nor parsed. */
+  foods(query: FoodQuery, options?: FoodsOptions): Promise<Page<FoodHit>>;
   /**
    * The same page with each food (and its `grouping`, when grouped) already serialised as the
    * API's JSON, byte for byte what JSON.stringify of `foods()`'s items gives: for responses

@@ -1,6 +1,6 @@
-import type { FoodHit, FoodQuery, Page } from './catalog-store.js';
+import type { FoodHit, FoodQuery, FoodsOptions, Page } from './catalog-store.js';
 import type { CatalogDictionary } from './dictionary.js';
-import { foodJson, foodRowToFood, foodRowToJson, type FoodJsonRow, type FoodRow } from './record-rows.js';
+import { foodJson, foodRowToFood, foodRowToFoodHead, foodRowToJson, type FoodJsonRow, type FoodRow } from './record-rows.js';
 import type { FoodFacts } from '../search/search-index.js';
 import type { Correction } from '../search/plan.js';
 import { Synonyms } from '../search/synonyms.js';
@@ -25,11 +25,11 @@ export interface FoodRowsPage {
   readonly linked?: { readonly rids: readonly number[]; readonly facts: FoodLinks };
 }
 
-export function foodHitsPage(query: FoodQuery, page: FoodRowsPage): Page<FoodHit> {
+export function foodHitsPage(query: FoodQuery, page: FoodRowsPage, options: FoodsOptions = { body: true }): Page<FoodHit> {
   const { dictionary, total, rows, corrections } = page;
   const by = query.grouping?.by;
   const items = rows.map((row): FoodHit => {
-    const food = foodRowToFood(row, dictionary);
+    const food = options.body ? foodRowToFood(row, dictionary) : foodRowToFoodHead(row, dictionary);
     if (by === 'brand') return { food, grouping: { name: food.brand.name, id: food.brand.id } };
     if (by === 'classification') return { food, grouping: { name: row.classification } };
     return { food };

@@ -14,6 +14,16 @@ export interface FoodRow {
 
 /** The columns every food query selects, in FoodRow's shape. */
 export const FOOD_COLUMNS = 'f.id, f.revision_id, f.region, f.brand_id, f.category_id, f.name, f.classification, f.tag_ids, f.body, f.updated_at';
+/** FOOD_COLUMNS without the stored body (an empty text in its place): for FoodHead. */
+export const FOOD_HEAD_COLUMNS = FOOD_COLUMNS.replace('f.body', "'' AS body");
+
+/** A food's members that come from its stored body: a selection without them is answered by FoodHead. */
+export const FOOD_BODY_MEMBERS: ReadonlySet<string> = new Set<keyof Food>([
+  'otherNames', 'description', 'note', 'mass', 'volume', 'servings', 'defaultServing', 'upcs', 'nutrients',
+]);
+
+/** A food without its body's members (FOOD_BODY_MEMBERS), in the API's member order. */
+export type FoodHead = Pick<Food, 'foodId' | 'revisionId' | 'region' | 'brand' | 'category' | 'tags' | 'name' | 'classification'>;
 
 /**
  * A row of `SELECT f.rid, ${FOOD_COLUMNS}` read as an array: SQLite's values, or the text
@@ -72,6 +82,31 @@ export interface FoodContext {
 /** Builds the API food (service.md 2.1 member order); optional members only when known. */
 export function foodRowToFood(row: FoodRow, context: FoodContext): Food {
   const body = JSON.parse(row.body) as FoodBody;
+  return {
+    ...leadingMembers(row, context),
+    ...(body.otherNames !== undefined ? { otherNames: body.otherNames } : {}),
+    ...(body.description !== undefined ? { description: body.description } : {}),
+    ...(body.note !== undefined ? { note: body.note } : {}),
+    classification: row.classification,
+    ...(body.mass !== undefined ? { mass: body.mass } : {}),
+    ...(body.volume !== undefined ? { volume: body.volume } : {}),
+    servings: body.servings,
+    defaultServing: body.defaultServing,
+    upcs: body.upcs,
+    nutrients: body.nutrients,
+  };
+}
+
+/**
+ * The food without its body (which the row need not hold): for a `fields` selection of none of
+ * its members, where parsing every food's body was most of a page's cost.
+ */
+export function foodRowToFoodHead(row: FoodRow, context: FoodContext): FoodHead {
+  return { ...leadingMembers(row, context), classification: row.classification };
+}
+
+/** The members a food's JSON begins with, up to its name. */
+function leadingMembers(row: FoodRow, context: FoodContext): Omit<FoodHead, 'classification'> {
   const brand = context.brand(row.brand_id);
   const category = context.category(row.category_id);
   if (!brand || !category) throw new Error(`food ${row.id} refers to a missing brand or category`);
@@ -83,16 +118,6 @@ export function foodRowToFood(row: FoodRow, context: FoodContext): Food {
     category,
     tags: context.tags(JSON.parse(row.tag_ids) as string[]),
     name: row.name,
-    ...(body.otherNames !== undefined ? { otherNames: body.otherNames } : {}),
-    ...(body.description !== undefined ? { description: body.description } : {}),
-    ...(body.note !== undefined ? { note: body.note } : {}),
-    classification: row.classification,
-    ...(body.mass !== undefined ? { mass: body.mass } : {}),
-    ...(body.volume !== undefined ? { volume: body.volume } : {}),
-    servings: body.servings,
-    defaultServing: body.defaultServing,
-    upcs: body.upcs,
-    nutrients: body.nutrients,
   };
 }
 

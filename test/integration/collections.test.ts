@@ -237,6 +237,36 @@ forEachStore((kind) => {
     });
   });
 
+  describe('collections: a `fields` selection', () => {
+    test('gives each food what the same selection of it alone gives, with or without members of its stored body', async () => {
+      // Selections of none of the body's members are answered without reading it (src/http/routes/foods.ts):
+      // the record's own route reads it whole, so the two answer each food alike only if both are right.
+      const selections = ['$summary', 'foodId,name', 'brand/name,tags,category(hierarchy)', 'classification,region,revisionId',
+        'name,nutrients', 'servings,defaultServing', 'description,note,otherNames,mass,volume,upcs', '$detailed', 'metadata', 'foods'];
+      for (const fields of selections) {
+        for (const query of ['', '&query=cheese', '&query=chedar', '&grouping=brand', '&query=milk*&order=name:desc']) {
+          const path = `/v1/foods?fields=${encodeURIComponent(fields)}${query}&limit=10`;
+          const page = await fixture.server.get(path);
+          assert.equal(page.status, 200, `${path}: ${page.text}`);
+          const whole = (await list<FoodItem>(`/v1/foods?fields=foodId${query}&limit=10`, 'foods')).items;
+          const foods = (page.body as { foods: Record<string, unknown>[] }).foods;
+          assert.equal(foods.length, whole.length, path);
+          assert.ok(foods.length > 0, path);
+          for (const [i, { foodId }] of whole.entries()) {
+            // `metadata` alone leaves the foods whole; `foods` is the record's `food`.
+            const one = fields === 'metadata' ? '' : `?fields=${encodeURIComponent(fields === 'foods' ? 'food' : fields)}`;
+            const alone = await fixture.server.get(`/v1/foods/${foodId}${one}`);
+            assert.equal(alone.status, 200, alone.text);
+            // A grouped page's foods carry their group besides (the record's route has none).
+            const item = Object.fromEntries(Object.entries(foods[i]!).filter(([member]) => member !== 'grouping'));
+            // As text: the members' order is part of the answer.
+            assert.equal(JSON.stringify(item), JSON.stringify((alone.body as { food: unknown }).food), `${path}: ${foodId}`);
+          }
+        }
+      }
+    });
+  });
+
   describe('collections: hostile parameters get the documented 400', () => {
     const cases: [string, string][] = [
       ['limit=abc', "Parameter 'limit': must be one of 1, 5, 10, 20, 30, 50, 100"],

@@ -3,7 +3,7 @@ import type { Brand, Category, Food, Tag } from '../../domain/records.js';
 import { isUuid, normaliseId } from '../../domain/ids.js';
 import { fold } from '../../domain/text.js';
 import type {
-  BrandQuery, CatalogHealth, CatalogState, CatalogStore, CategoryQuery, FoodFilters, FoodHit, FoodQuery, ImportTransaction, NameSearchHit, Page,
+  BrandQuery, CatalogHealth, CatalogState, CatalogStore, CategoryQuery, FoodFilters, FoodHit, FoodQuery, FoodsOptions, ImportTransaction, NameSearchHit, Page,
   Stamped, StoreLogger, TagQuery, TextMatch,
 } from '../catalog-store.js';
 import { CatalogDictionary } from '../dictionary.js';
@@ -748,8 +748,9 @@ export class PostgresCatalogStore implements CatalogStore {
     return v.classifications;
   }
 
-  async foods(query: FoodQuery): Promise<Page<FoodHit>> {
-    return foodHitsPage(query, await this.foodPage(query));
+  async foods(query: FoodQuery, options?: FoodsOptions): Promise<Page<FoodHit>> {
+    // The rows are read whole (a page's rows come from one statement, or the copy in memory): only the body's parsing is spared.
+    return foodHitsPage(query, await this.foodPage(query), options);
   }
 
   async foodsJson(query: FoodQuery): Promise<Page<string>> {

@@ -5,14 +5,14 @@ import { dirname } from 'node:path';
 import type { Brand, Category, Food, Tag } from '../../domain/records.js';
 import { isUuid, normaliseId } from '../../domain/ids.js';
 import type {
-  BrandQuery, CatalogHealth, CatalogState, CatalogStore, CategoryQuery, FoodHit, FoodQuery, ImportTransaction, NameSearchHit, Page,
+  BrandQuery, CatalogHealth, CatalogState, CatalogStore, CategoryQuery, FoodHit, FoodQuery, FoodsOptions, ImportTransaction, NameSearchHit, Page,
   Stamped, StoreLogger, TagQuery, TextMatch,
 } from '../catalog-store.js';
 import { migrate } from './schema.js';
 import { SqliteImport } from './writer.js';
 import { checkReadable, enterWal, returnToWal, takeRollbackJournal } from './import-journal.js';
 import {
-  FOOD_COLUMNS, FOOD_JSON_COLUMNS, brandRowToBrand, categoryRowToCategory, foodRowOf, foodRowToFood, foodRowToJson, tagRowToTag,
+  FOOD_COLUMNS, FOOD_HEAD_COLUMNS, FOOD_JSON_COLUMNS, brandRowToBrand, categoryRowToCategory, foodRowOf, foodRowToFood, foodRowToJson, tagRowToTag,
   type BrandRow, type CategoryRow, type FoodJsonValues, type FoodRow, type FoodValues, type TagRow,
 } from '../record-rows.js';
 import { CatalogDictionary } from '../dictionary.js';
@@ -107,6 +107,7 @@ export class SqliteCatalogStore implements CatalogStore {
   private readonly foodById: Statement<[string], FoodRow>;
   private readonly foodByRevision: Statement<[string], FoodRow>;
   private readonly foodsByRid: Statement<[string], FoodValues>;
+  private readonly foodHeadsByRid: Statement<[string], FoodValues>;
   private readonly foodJsonByRid: Statement<[string], FoodJsonValues>;
   private readonly firstFrom: Statement<[string], number>;
   private readonly statements = new Map<string, Statement>();
@@ -147,6 +148,7 @@ export class SqliteCatalogStore implements CatalogStore {
     this.foodById = this.db.prepare(`SELECT ${FOOD_COLUMNS} FROM foods f WHERE f.id = ?`);
     this.foodByRevision = this.db.prepare(`SELECT ${FOOD_COLUMNS} FROM foods f WHERE f.revision_id = ?`);
     this.foodsByRid = this.db.prepare<[string], FoodValues>(`SELECT f.rid, ${FOOD_COLUMNS} FROM foods f WHERE f.rid IN (SELECT value FROM json_each(?))`).raw();
+    this.foodHeadsByRid = this.db.prepare<[string], FoodValues>(`SELECT f.rid, ${FOOD_HEAD_COLUMNS} FROM foods f WHERE f.rid IN (SELECT value FROM json_each(?))`).raw();
     this.foodJsonByRid = this.db.prepare<[string], FoodJsonValues>(FOOD_JSON_BY_RID_SQL).raw();
     this.firstFrom = this.db.prepare<[string], number>('SELECT rid FROM foods WHERE name_key >= ? ORDER BY name_key, id LIMIT 1').pluck();
   }
@@ -394,12 +396,12 @@ export class SqliteCatalogStore implements CatalogStore {
   }
 
   /** The page's rows in order, with the dictionary of the version they were read in. */
-  private foodPage(query: FoodQuery): FoodRowsPage {
+  private foodPage(query: FoodQuery, body = true): FoodRowsPage {
     const { searches, rids, total, corrections } = this.pageRids(query);
     const byRid = new Map<number, FoodRow>();
     // As arrays (record-rows.ts foodRowOf): 20 rows took 130-137 µs of CPU as better-sqlite3's
     // row objects, 86-108 µs so (in process at 1,000,000 foods, the bench's cold searches).
-    for (const values of this.foodsByRid.all(JSON.stringify(rids))) {
+    for (const values of (body ? this.foodsByRid : this.foodHeadsByRid).all(JSON.stringify(rids))) {
       const row = foodRowOf(values);
       byRid.set(row.rid, row);
     }
@@ -409,8 +411,8 @@ export class SqliteCatalogStore implements CatalogStore {
     };
   }
 
-  foods(query: FoodQuery): Promise<Page<FoodHit>> {
-    return Promise.resolve(foodHitsPage(query, this.foodPage(query)));
+  foods(query: FoodQuery, options: FoodsOptions = { body: true }): Promise<Page<FoodHit>> {
+    return Promise.resolve(foodHitsPage(query, this.foodPage(query, options.body), options));
   }
 
   foodsJson(query: FoodQuery): Promise<Page<string>> {
