@@ -4,15 +4,14 @@ import { FOOD_BODY_MEMBERS } from '../../store/record-rows.js';
 import { errors } from '../../errors.js';
 import { foodListRequest, recordRequest } from '../../query/requests.js';
 import { answerIfNotModified } from '../caching.js';
-import { projector, selectsAny } from '../fields.js';
+import { projector, selection } from '../fields.js';
 import { getRoute, rawQuery } from '../get-route.js';
 import { sendCached, type ResponseCache } from '../response-cache.js';
 
 export function foodRoutes(app: FastifyInstance, reader: CatalogReader, cache: ResponseCache): void {
   getRoute(app, '/foods', async (request, reply) => sendCached(cache, request, reply, await reader.state(), () => {
     const { query, fields } = foodListRequest(rawQuery(request));
-    const context = { resource: 'food', collection: true, grouping: query.grouping !== undefined } as const;
-    const select = projector(fields, context);
+    const selected = selection(fields, { resource: 'food', collection: true, grouping: query.grouping !== undefined });
     // `corrections` only when the search corrected a word (contract C3).
     const metadata = (page: Page<unknown>): string => `{"total":${page.total},"limit":${query.limit},"offset":${query.offset}` +
       `${page.corrections ? `,"corrections":${JSON.stringify(page.corrections)}` : ''}}`;
@@ -29,12 +28,12 @@ export function foodRoutes(app: FastifyInstance, reader: CatalogReader, cache: R
       };
     }
     // A selection of none of the body's members (`$summary`, say) is answered without reading it.
-    const body = selectsAny(fields, context, FOOD_BODY_MEMBERS);
+    const body = selected.keepsAny(FOOD_BODY_MEMBERS);
     return async () => {
       const page = await reader.foods(query, { body });
       return JSON.stringify({
         metadata: { total: page.total, limit: query.limit, offset: query.offset, ...(page.corrections ? { corrections: page.corrections } : {}) },
-        foods: page.items.map((hit) => select(hit.grouping ? { ...hit.food, grouping: hit.grouping } : hit.food)),
+        foods: page.items.map((hit) => selected.select(hit.grouping ? { ...hit.food, grouping: hit.grouping } : hit.food)),
       });
     };
   }));
