@@ -642,6 +642,28 @@ describe('name order and prefix search: in memory and the store\'s SQL agree', (
     assert.ok(shown > 1000, `${shown} foods compared`);
   });
 
+  test('grouped lists without a query, by brand and by classification: every order, limit and depth, with filters', async () => {
+    const total = sql.prepare('SELECT count(*) FROM foods').pluck().get() as number;
+    const brand = sql.prepare('SELECT brand_id FROM foods GROUP BY brand_id ORDER BY count(*) DESC LIMIT 1').pluck().get() as string;
+    const tag = sql.prepare('SELECT tag_id FROM food_tags GROUP BY tag_id ORDER BY count(*) DESC LIMIT 1').pluck().get() as string;
+    let shown = 0;
+    for (const grouping of ['brand', 'classification']) {
+      for (const [limit, offset] of [[20, 0], [5, 45], [50, total - 10], [5, total + 3]] as const) {
+        for (const perGroup of [undefined, '1', '3']) {
+          for (const filter of [{}, { region: 'au' }, { brands: `!${brand}` }, { tags: tag }] as Record<string, string>[]) {
+            const raw: Record<string, string> = { grouping, limit: String(limit), offset: String(offset), ...filter };
+            if (perGroup !== undefined) raw['grouping-limit'] = perGroup;
+            shown += await agree(raw);
+            shown += await agree({ ...raw, order: 'name:desc' });
+            shown += await agree({ ...raw, 'grouping-order': 'name:desc' });
+            shown += await agree({ ...raw, order: 'rank:desc', 'grouping-order': 'rank' });
+          }
+        }
+      }
+    }
+    assert.ok(shown > 1500, `${shown} foods compared`);
+  });
+
   test('prefixes of real names, every order, several pages, with filters', async () => {
     const names = sql.prepare('SELECT name_key FROM foods ORDER BY rid').pluck().all() as string[];
     const next = walk(4242);

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { NameRuns, type NamedFood } from '../../src/store/postgres/name-runs.js';
-import { compareCodePoints } from '../../src/store/postgres/search-store.js';
+import { compareCodePoints } from '../../src/domain/text.js';
 
 /** The order the catalogue's name index has: (name, id) by code point. */
 function byNameAndId(foods: readonly NamedFood[]): number[] {

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { sortedInSteps } from '../../src/store/turns.js';
-import { compareCodePoints } from '../../src/store/postgres/search-store.js';
+import { compareCodePoints } from '../../src/domain/text.js';
 
 /** Runs the sort to its end; its order and how many times it yielded. */
 function run(steps: Generator<void, Uint32Array, void>): { order: number[]; yields: number } {

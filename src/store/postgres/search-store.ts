@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import { isGenericBrand } from '../../domain/regions.js';
+import { compareCodePoints } from '../../domain/text.js';
 import { nameKey, needsCodePoints, ridOfKey } from './name-runs.js';
 import { buildSearchData, type BuildOptions, type SearchFoodRow, type SearchSource } from '../../search/build.js';
 import { copyBinaryRows } from './copy-binary.js';
@@ -73,28 +74,6 @@ export async function readSearchSource(client: pg.ClientBase, schema: string, re
     if (row[1] !== '\\N') last.foods.push(Number(row[1]));
   }, readTimeoutMs);
   return { ridLimit, foods: () => foods, nameOrder: () => nameOrder, brands: () => brands, tagFoods: () => tagFoods };
-}
-
-/**
- * Orders strings as PostgreSQL's COLLATE "C" and SQLite's BINARY do: by UTF-8 bytes, that is by
- * code point. JavaScript's `<` compares UTF-16 units, which puts U+10000 and above (surrogates,
- * 0xD800–0xDFFF) before U+E000–U+FFFF.
- */
-export function compareCodePoints(a: string, b: string): number {
-  if (a === b) return 0;
-  const n = Math.min(a.length, b.length);
-  let i = 0;
-  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
-  if (i === n) return a.length - b.length;
-  let x = a.charCodeAt(i);
-  let y = b.charCodeAt(i);
-  if (x >= 0xd800 && y >= 0xd800) {
-    // Surrogates after everything else of the basic plane, U+F800–U+FFFF included (shifted by
-    // 0x2000 they would land among those).
-    x = x < 0xe000 ? x + 0x10000 : x;
-    y = y < 0xe000 ? y + 0x10000 : y;
-  }
-  return x - y;
 }
 
 /**

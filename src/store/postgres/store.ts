@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Brand, Category, Food, Tag } from '../../domain/records.js';
 import { isUuid, normaliseId } from '../../domain/ids.js';
-import { fold } from '../../domain/text.js';
+import { compareCodePoints, fold } from '../../domain/text.js';
 import type {
   BrandQuery, CatalogHealth, CatalogState, CatalogStore, CategoryQuery, FoodFilters, FoodHit, FoodQuery, FoodsOptions, ImportTransaction, NameSearchHit, Page,
   Stamped, StoreLogger, TagQuery, TextMatch,
@@ -26,13 +26,13 @@ import { envInteger } from '../../config.js';
 import { describeDatabase, endPool, isUnavailable, LOAD_TIMEOUT_MS, openPool, unavailableOr } from './connection.js';
 import { CatalogFollower } from './follow.js';
 import { foodReads, numbered, PostgresDialect, textArrayLiteral, unmatchablePrefix, type FoodReads, type Prepared } from './queries.js';
-import { groupedPage, groupedPageOfAll, groupMembers, type GroupMembers, type Groups } from './grouping.js';
+import { groupedMatches, groupMembers, type GroupedQuery, type GroupMembers, type Groups } from '../grouping.js';
 import { FoodRowCache, FoodRowReader, READ_TYPES } from './records.js';
 import { RowAddresses } from './row-addresses.js';
 import { ROW_FILE_COLUMNS, RowFile } from './row-file.js';
 import { textRows } from './text-rows.js';
 import { catalogVersionOf, META_TABLE, migrate } from './schema.js';
-import { PG_BUILD, compareCodePoints, copyOutOf, readSearchBlobs, readSearchSource } from './search-store.js';
+import { PG_BUILD, copyOutOf, readSearchBlobs, readSearchSource } from './search-store.js';
 import { beginPostgresImport } from './writer.js';
 import { SearchWarmUp, spreadRids } from '../warm-searches.js';
 import { inTurns, sortedInSteps } from '../turns.js';
@@ -663,39 +663,15 @@ export class PostgresCatalogStore implements CatalogStore {
     );
   }
 
-  /**
-   * A grouped list without a query or with an fts one, from memory (grouping.ts): the matches
-   * in food order are the places in name order that pass the filters, or the engine's ranked
-   * matches.
-   */
-  private async groupedInMemory(
-    v: Version, q: FoodQuery & { readonly grouping: NonNullable<FoodQuery['grouping']> }, lookups: StoreLookups, ranked: readonly number[] | undefined,
-  ): Promise<{ rids: number[]; total: number }> {
+  /** A grouped list without a query or with an fts one, from memory (grouping.ts). */
+  private async groupedInMemory(v: Version, q: GroupedQuery, lookups: StoreLookups, ranked: readonly number[] | undefined): Promise<{ rids: number[]; total: number }> {
     const groups = q.grouping.by === 'brand' ? v.brandGroups : await this.classificationGroups(v);
-    const descending = q.order.direction === 'desc';
-    let foods: (visit: (rid: number) => void) => void;
-    if (ranked === undefined) {
-      const { byPlace } = v.engine.index.names();
-      const accept = v.engine.test(q, lookups);
-      if (accept === undefined) {
-        let members = v.members.get(groups);
-        if (members === undefined) v.members.set(groups, (members = groupMembers(byPlace, groups)));
-        return groupedPageOfAll(q, groups, members);
-      }
-      foods = (visit) => {
-        const n = byPlace.length;
-        for (let i = 0; i < n; i++) {
-          const rid = byPlace[descending ? n - 1 - i : i]!;
-          if (accept === undefined || accept(rid)) visit(rid);
-        }
-      };
-    } else {
-      const place = v.engine.index.place;
-      const order = q.order.field === 'name' ? [...ranked].sort((a, b) => place[a]! - place[b]!) : [...ranked];
-      if (descending) order.reverse();
-      foods = (visit) => order.forEach((rid) => visit(rid));
-    }
-    return groupedPage(q, foods, groups, ranked !== undefined);
+    const members = (of: Groups): GroupMembers => {
+      let held = v.members.get(of);
+      if (held === undefined) v.members.set(of, (held = groupMembers(v.engine.index.names().byPlace, of)));
+      return held;
+    };
+    return groupedMatches(q, v.engine, lookups, groups, members, ranked);
   }
 
   /**

@@ -26,6 +26,9 @@ import { Synonyms } from '../../search/synonyms.js';
 import { loadSearchIndex } from './search-store.js';
 import { MAX_MMAP_BYTES, mapPages } from './page-map.js';
 import { SearchWarmUp, spreadRids } from '../warm-searches.js';
+import { groupedMatches, groupMembers, type GroupedQuery, type GroupMembers, type Groups } from '../grouping.js';
+import { inTurns, sortedInSteps } from '../turns.js';
+import { compareCodePoints } from '../../domain/text.js';
 
 /**
  * Reads through a memory map of the file (SQLite's `mmap_size`; writes still go through the
@@ -45,17 +48,21 @@ export const FOOD_JSON_BY_RID_SQL = `SELECT f.rid, ${FOOD_JSON_COLUMNS} FROM foo
 
 /** The dictionary of a version, with the lookups SQLite answers from its tables. */
 class Dictionary extends CatalogDictionary implements RecordRids {
+  /** Brand rids in (name_key, id) order: the groups of grouping=brand. */
+  readonly brandsInNameOrder: Uint32Array;
   private readonly byClassification: Statement<[string], number>;
   private readonly byBarcode: Statement<[string], number>;
   private readonly closure: Statement<[string], number>;
 
   constructor(state: CatalogState, db: Db) {
+    const brands = db.prepare('SELECT rid, id, name, region, updated_at FROM brands ORDER BY name_key, id').all() as (BrandRow & { rid: number })[];
     super(state, {
-      brands: db.prepare('SELECT rid, id, name, region, updated_at FROM brands').all() as (BrandRow & { rid: number })[],
+      brands,
       categories: db.prepare('SELECT rid, id, name, region, parent_id, is_leaf, hierarchy, updated_at FROM categories').all() as
         (CategoryRow & { rid: number })[],
       tagsInNameOrder: db.prepare('SELECT rid, id, name, name_key, updated_at FROM tags ORDER BY name_key, id').all() as (TagRow & { rid: number })[],
     });
+    this.brandsInNameOrder = Uint32Array.from(brands, (b) => b.rid);
     this.closure = db.prepare<[string], number>(`SELECT c.rid FROM category_closure cc JOIN categories c ON c.id = cc.descendant_id
       WHERE cc.ancestor_id IN (SELECT value FROM json_each(?))`).pluck();
     this.byClassification = db.prepare<[string], number>('SELECT rid FROM foods WHERE classification_key IN (SELECT value FROM json_each(?))').pluck();
@@ -95,7 +102,24 @@ interface Searches {
   readonly dictionary: Dictionary;
   readonly foods: SearchEngine;
   readonly records: Map<'brands' | 'categories' | 'tags', SearchEngine>;
+  /** The groups of grouping=brand: each food's brand rid, brands in (name_key, id) order. */
+  readonly brandGroups: Groups;
+  /** The groups of grouping=classification, read on first use. */
+  classifications?: Promise<Groups>;
+  /** Each group's foods in name order, per kind of grouping, made on first use. */
+  readonly members: Map<Groups, GroupMembers>;
 }
+
+/** The page a query's rids and total come to, with the version's searches they were made in. */
+interface PageRids {
+  readonly searches: Searches;
+  readonly rids: readonly number[];
+  readonly total: number;
+  readonly corrections: readonly Correction[];
+}
+
+/** Rids read per step while a version's classifications are numbered: a step takes a few ms on a slow VM. */
+const CLASSIFICATION_SLICE = 4096;
 
 export class SqliteCatalogStore implements CatalogStore {
   private readonly db: Db;
@@ -157,7 +181,9 @@ export class SqliteCatalogStore implements CatalogStore {
   private search(): Searches {
     const dictionary = this.current();
     if (this.searches?.dictionary !== dictionary) {
-      this.searches = { dictionary, foods: new SearchEngine(loadSearchIndex(this.db), this.synonyms), records: new Map() };
+      const foods = new SearchEngine(loadSearchIndex(this.db), this.synonyms);
+      const brandGroups: Groups = { of: foods.index.facts.brand, inNameOrder: dictionary.brandsInNameOrder, size: dictionary.limits.brand };
+      this.searches = { dictionary, foods, records: new Map(), brandGroups, members: new Map() };
     }
     return this.searches;
   }
@@ -385,8 +411,8 @@ export class SqliteCatalogStore implements CatalogStore {
     return { total, rows };
   }
 
-  /** The page's rids in order and the total, from the search engine or the general query. */
-  private pageRids(query: FoodQuery): { searches: Searches; rids: readonly number[]; total: number; corrections: readonly Correction[] } {
+  /** The page's rids in order and the total, from the search engine or the general query (a grouped list: `groupedPageRids`). */
+  private pageRids(query: FoodQuery): PageRids {
     const searches = this.search();
     // A barcode lookup without a query names a handful of foods through its index: the general query starts from them.
     const answer = query.upcs && !query.match ? undefined : searches.foods.foods(query, this.lookups(searches));
@@ -395,9 +421,75 @@ export class SqliteCatalogStore implements CatalogStore {
     return { searches, rids, total, corrections };
   }
 
+  /**
+   * A grouped list's page: the engine's own (grouped by brand, a few a group, in rank order), or
+   * from memory (grouping.ts) without a query or with an fts one, else the general query (a
+   * prefix's, barcodes alone). A version's classifications are numbered once, in turns, the first
+   * time a list is grouped by them; should the version move meanwhile, the general query answers.
+   */
+  private async groupedPageRids(query: GroupedQuery): Promise<PageRids> {
+    const searches = this.search();
+    const lookups = this.lookups(searches);
+    const barcodes = query.upcs !== undefined && !query.match;
+    const answer = barcodes ? undefined : searches.foods.foods(query, lookups);
+    const corrections = answer?.corrections ?? [];
+    if (answer !== undefined && !('ranked' in answer)) return { searches, rids: answer.rids, total: answer.total, corrections };
+    if (barcodes || query.match?.type === 'prefix') return this.pageRids(query);
+    const groups = query.grouping.by === 'brand' ? searches.brandGroups : await this.classificationGroups(searches).catch(() => undefined);
+    if (groups === undefined || this.search() !== searches) return this.pageRids(query);
+    const members = (of: Groups): GroupMembers => {
+      let held = searches.members.get(of);
+      if (held === undefined) searches.members.set(of, (held = groupMembers(searches.foods.index.names().byPlace, of)));
+      return held;
+    };
+    return { searches, ...groupedMatches(query, searches.foods, lookups, groups, members, answer?.ranked), corrections };
+  }
+
+  /**
+   * Each food's classification as a group number in (folded, raw) order, read in turns between
+   * requests: rids a slice at a time, numbered as they pass, then the distinct classifications
+   * ordered by code point (SQLite's BINARY collation of UTF-8). At 1,000,000 foods the
+   * generated catalogue has 324,423 of them: seconds of CPU, once per version.
+   */
+  private classificationGroups(searches: Searches): Promise<Groups> {
+    searches.classifications ??= (async () => {
+      const of = new Uint32Array(searches.foods.index.place.length);
+      const numbers = new Map<string, number>();
+      const folds: string[] = [];
+      const read = this.db.prepare<[number, number], [number, string, string]>('SELECT rid, classification_fold, classification FROM foods WHERE rid >= ? AND rid < ?').raw();
+      const open = (): boolean => this.db.open && this.searches === searches;
+      const slices = function* (): Generator<void, void, void> {
+        for (let from = 0; from < of.length; from += CLASSIFICATION_SLICE) {
+          for (const [rid, fold, raw] of read.all(from, from + CLASSIFICATION_SLICE)) {
+            let group = numbers.get(raw);
+            if (group === undefined) {
+              numbers.set(raw, (group = folds.length));
+              folds.push(fold);
+            }
+            of[rid] = group;
+          }
+          yield;
+        }
+      };
+      if (await inTurns(slices(), open) === undefined) throw new Error('the catalogue version moved');
+      const raws = [...numbers.keys()];
+      numbers.clear();
+      const sorted = await inTurns(sortedInSteps(folds.length, (a, b) => compareCodePoints(folds[a]!, folds[b]!) || compareCodePoints(raws[a]!, raws[b]!)), open);
+      if (sorted === undefined) throw new Error('the catalogue version moved');
+      const place = new Uint32Array(folds.length);
+      sorted.value.forEach((g, i) => (place[g] = i));
+      for (let rid = 0; rid < of.length; rid++) of[rid] = place[of[rid]!]!;
+      return { of, inNameOrder: Uint32Array.from({ length: folds.length }, (_, i) => i), size: folds.length };
+    })();
+    searches.classifications.catch(() => {
+      searches.classifications = undefined;
+    });
+    return searches.classifications;
+  }
+
   /** The page's rows in order, with the dictionary of the version they were read in. */
-  private foodPage(query: FoodQuery, body = true): FoodRowsPage {
-    const { searches, rids, total, corrections } = this.pageRids(query);
+  private foodPage(query: FoodQuery, page: PageRids, body = true): FoodRowsPage {
+    const { searches, rids, total, corrections } = page;
     const byRid = new Map<number, FoodRow>();
     // As arrays (record-rows.ts foodRowOf): 20 rows took 130-137 µs of CPU as better-sqlite3's
     // row objects, 86-108 µs so (in process at 1,000,000 foods, the bench's cold searches).
@@ -411,12 +503,13 @@ export class SqliteCatalogStore implements CatalogStore {
     };
   }
 
-  foods(query: FoodQuery, options: FoodsOptions = { body: true }): Promise<Page<FoodHit>> {
-    return Promise.resolve(foodHitsPage(query, this.foodPage(query, options.body), options));
+  async foods(query: FoodQuery, options: FoodsOptions = { body: true }): Promise<Page<FoodHit>> {
+    const page = query.grouping !== undefined ? await this.groupedPageRids({ ...query, grouping: query.grouping }) : this.pageRids(query);
+    return foodHitsPage(query, this.foodPage(query, page, options.body), options);
   }
 
   foodsJson(query: FoodQuery): Promise<Page<string>> {
-    if (query.grouping !== undefined) return Promise.resolve(foodJsonPage(query, this.foodPage(query)));
+    if (query.grouping !== undefined) return this.groupedPageRids({ ...query, grouping: query.grouping }).then((page) => foodJsonPage(query, this.foodPage(query, page)));
     const { searches, rids, total, corrections } = this.pageRids(query);
     // Brands, categories and tags by rid (food-pages.ts linkedFoodJson): at 1,000,000 foods a
     // page of 20 read its rows in ~56 µs of CPU instead of ~62-83, and the lookups by id had
