@@ -5,7 +5,7 @@ import { boundFirstPage, boundOrderSteps, candidatesPage, collectMax, drivenPage
 import { earlyTopMatches, matchingFoods, prepareBitmaps, scoreFoods } from './early-top.js';
 import { correctionsPage } from './corrections-page.js';
 import { foodTest, type RecordRids } from './food-filters.js';
-import { nameOrderPage, type PrefixRun } from './name-order.js';
+import { inPlaceOrder, nameOrderPage, type PrefixRun } from './name-order.js';
 import { planQuery, type Correction, type Plan } from './plan.js';
 import type { GroupPostings, SlotPostings } from './postings.js';
 import type { SearchIndex } from './search-index.js';
@@ -13,7 +13,7 @@ import { TOP_DEPTH, wideSlotFoods } from './search-meta.js';
 import { bitmapOf } from './rid-bitmaps.js';
 import { choiceList, isCommonChoice, materialize, plainGroup, shifted, shiftedGroup, slotBound, storedForChoices, type Choice, type Slot } from './slots.js';
 import type { Synonyms } from './synonyms.js';
-import { TopFoods, forEachMatch, groupedByBrand, ranksBefore, topMatches, type FoodTest } from './word-search.js';
+import { TopFoods, forEachMatch, groupedByBrand, inRankOrder, topMatches, type FoodTest } from './word-search.js';
 
 /**
  * The searches of one catalogue version, as a store asks for them (README.md). A store hands
@@ -223,12 +223,19 @@ export class SearchEngine {
     if (plan.matchesNothing) return [];
     const lists: SlotPostings[] = [];
     for (const slot of plan.slots) lists.push(materialize(slot, (g) => this.index.postings(g)));
-    const found: { rid: number; tier: number; score: number; place: number }[] = [];
+    // A match is in every list: the shortest bounds their number.
+    const most = Math.min(...lists.map((list) => list.rids.length));
+    const rids = new Uint32Array(most);
+    const tiers = new Uint8Array(most);
+    const scores = new Float64Array(most);
+    let n = 0;
     forEachMatch(lists, accept, this.index, (rid, tier, score) => {
-      if (!nameOnly || tier === 1) found.push({ rid, tier, score, place: this.index.place[rid]! });
+      if (nameOnly && tier !== 1) return;
+      rids[n] = rid;
+      tiers[n] = tier;
+      scores[n++] = score;
     });
-    found.sort((a, b) => (ranksBefore(a.tier, a.score, a.place, b.tier, b.score, b.place) ? -1 : 1));
-    return found.map((f) => f.rid);
+    return inRankOrder(rids.subarray(0, n), tiers, scores, this.index.place, this.index.names().byPlace);
   }
 
   foods(q: FoodQuery, store: StoreLookups): FoodsAnswer | undefined {
@@ -265,8 +272,8 @@ export class SearchEngine {
       return { ranked: this.rankAll(plan, accept), corrections };
     }
     if (!rankAsc || depth > TOP_DEPTH) {
-      const all = this.rankAll(plan, accept);
-      if (q.order.field === 'name') all.sort((a, b) => this.index.place[a]! - this.index.place[b]!);
+      const ranked = this.rankAll(plan, accept);
+      const all = q.order.field === 'name' ? inPlaceOrder(ranked, this.index.place, this.index.names().byPlace) : ranked;
       if (q.order.direction === 'desc') all.reverse();
       return { rids: all.slice(q.offset, depth), total: all.length, corrections };
     }

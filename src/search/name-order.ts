@@ -69,6 +69,25 @@ export function listedInNameOrder(q: FoodQuery, listed: Iterable<number>, place:
   return { rids: kept.slice(q.offset, q.offset + q.limit), total: kept.length };
 }
 
+/**
+ * Rids in name order: many of them picked out of every place in order, fewer by their places
+ * sorted natively and turned back into rids (`byPlace`). `and`'s 603,581 matches at 1,000,000
+ * foods took 430-730 ms with a comparator of places on a slow VM, 66-130 ms so sorted.
+ */
+export function inPlaceOrder(rids: ArrayLike<number>, place: ArrayLike<number>, byPlace: ArrayLike<number>): number[] {
+  if (rids.length * 16 >= byPlace.length) {
+    const member = new Uint8Array(place.length);
+    for (let i = 0; i < rids.length; i++) member[rids[i]!] = 1;
+    const out: number[] = [];
+    for (let p = 0; p < byPlace.length; p++) if (member[byPlace[p]!] === 1) out.push(byPlace[p]!);
+    return out;
+  }
+  const places = new Uint32Array(rids.length);
+  for (let i = 0; i < rids.length; i++) places[i] = place[rids[i]!]!;
+  places.sort();
+  return Array.from(places, (p) => byPlace[p]!);
+}
+
 /** Name order is place order: the page is read off the run (filtered, every place is tested). */
 function inNameOrder(
   names: NamePlaces, from: number, to: number, accept: FoodTest | undefined, offset: number, depth: number, descending: boolean,

@@ -31,6 +31,52 @@ export function ranksBefore(tierA: number, scoreA: number, placeA: number, tierB
   return placeA < placeB;
 }
 
+/**
+ * Matches in the full order (`ranksBefore`): bucketed by (name tier, score), whole numbers of a
+ * narrow range (ranking.ts), each bucket's places then sorted natively and turned back into rids
+ * (`byPlace`). At 1,000,000 foods on a slow VM, `rankAll` of `and` (603,581 matches) took
+ * 1.07 s sorting with `ranksBefore` as the comparator, 0.14-0.18 s so. A score that is not whole, or
+ * scores spread over more than MAX_BUCKETS, take the comparator.
+ */
+export function inRankOrder(rids: ArrayLike<number>, tiers: ArrayLike<number>, scores: ArrayLike<number>, place: ArrayLike<number>, byPlace: ArrayLike<number>): number[] {
+  const n = rids.length;
+  if (n === 0) return [];
+  let lowest = Infinity;
+  let highest = -Infinity;
+  let whole = true;
+  for (let i = 0; i < n; i++) {
+    const score = scores[i]!;
+    whole &&= Number.isInteger(score);
+    if (score < lowest) lowest = score;
+    if (score > highest) highest = score;
+  }
+  const span = highest - lowest + 1;
+  if (!whole || 2 * span > MAX_BUCKETS) {
+    const order = Array.from({ length: n }, (_, i) => i);
+    order.sort((a, b) => (ranksBefore(tiers[a]!, scores[a]!, place[rids[a]!]!, tiers[b]!, scores[b]!, place[rids[b]!]!) ? -1 : 1));
+    return order.map((i) => rids[i]!);
+  }
+  // The name tier (1) first, then lower scores.
+  const bucketOf = new Uint32Array(n);
+  const start = new Uint32Array(2 * span + 1);
+  for (let i = 0; i < n; i++) {
+    const bucket = (1 - tiers[i]!) * span + scores[i]! - lowest;
+    bucketOf[i] = bucket;
+    start[bucket + 1]!++;
+  }
+  for (let b = 0; b < 2 * span; b++) start[b + 1]! += start[b]!;
+  const next = start.slice(0, 2 * span);
+  const places = new Uint32Array(n);
+  for (let i = 0; i < n; i++) places[next[bucketOf[i]!]!++] = place[rids[i]!]!;
+  for (let b = 0; b < 2 * span; b++) if (start[b + 1]! - start[b]! > 1) places.subarray(start[b], start[b + 1]).sort();
+  const out = new Array<number>(n);
+  for (let i = 0; i < n; i++) out[i] = byPlace[places[i]!]!;
+  return out;
+}
+
+/** Buckets of (tier, score) `inRankOrder` makes at most: beyond, it sorts with a comparator. */
+const MAX_BUCKETS = 1 << 20;
+
 /** A food's score from its parts' sum and coverage sum: every term a whole number, so exact in any order. */
 export function finalScore(sum: number, cover: number, rid: number, ranks: FoodRanks): number {
   return sum + ranks.staticPart[rid]! - coverageBonus(cover, ranks.shape[rid]!);

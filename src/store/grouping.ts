@@ -1,5 +1,6 @@
 import type { FoodQuery } from './catalog-store.js';
 import type { SearchEngine, StoreLookups } from '../search/engine.js';
+import { inPlaceOrder } from '../search/name-order.js';
 
 /**
  * `grouping=brand|classification` answered from memory, by both stores: the same page as the
@@ -162,8 +163,7 @@ export function groupedMatches(
       }
     };
   } else {
-    const place = engine.index.place;
-    const order = q.order.field === 'name' ? [...ranked].sort((a, b) => place[a]! - place[b]!) : [...ranked];
+    const order = q.order.field === 'name' ? inPlaceOrder(ranked, engine.index.place, engine.index.names().byPlace) : [...ranked];
     if (descending) order.reverse();
     foods = (visit) => order.forEach((rid) => visit(rid));
   }
