@@ -589,7 +589,7 @@ describe('ranked search: the fast paths and the reference agree', () => {
 
   test('grouped by brand, by classification, in rank and name order; rank:desc and name order of matches', async () => {
     for (const q of ['raw', 'cheese', 'kellogg', 'chicken breast', 'with salt', 'zyzzyva tie', 'quorblet', 'raw cheese', 'brocoli', 'ch*', 'cheese*', 'nonexistentword']) {
-      for (const perGroup of [1, 3]) {
+      for (const perGroup of [1, 3, 50]) {
         for (const [limit, offset] of [[20, 0], [5, 7]] as const) {
           const raw = { query: q, grouping: 'brand', 'grouping-limit': String(perGroup), limit: String(limit), offset: String(offset) };
           await agree(raw);
