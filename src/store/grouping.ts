@@ -1,6 +1,5 @@
 import type { FoodQuery } from './catalog-store.js';
 import type { SearchEngine, StoreLookups } from '../search/engine.js';
-import { inPlaceOrder } from '../search/name-order.js';
 
 /**
  * `grouping=brand|classification` answered from memory, by both stores: the same page as the
@@ -142,8 +141,8 @@ export function groupedPageOfAll(
 
 /**
  * A grouped list without a query or with an fts one: the matches in food order are the places
- * in name order that pass the filters, or the engine's ranked matches (`ranked`, every match,
- * best first). `members` gives each group's foods in name order, which a store keeps per
+ * in name order that pass the filters, or the engine's (`ranked`: every match, best first, or
+ * in name order when the query orders by name). `members` gives each group's foods in name order, which a store keeps per
  * version: a list of every food reads its page off them.
  */
 export function groupedMatches(
@@ -163,7 +162,7 @@ export function groupedMatches(
       }
     };
   } else {
-    const order = q.order.field === 'name' ? inPlaceOrder(ranked, engine.index.place, engine.index.names().byPlace) : [...ranked];
+    const order = [...ranked];
     if (descending) order.reverse();
     foods = (visit) => order.forEach((rid) => visit(rid));
   }
