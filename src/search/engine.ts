@@ -5,7 +5,7 @@ import { boundFirstPage, boundOrderSteps, candidatesPage, collectMax, drivenPage
 import { earlyTopMatches, matchingFoods, prepareBitmaps, scoreFoods } from './early-top.js';
 import { correctionsPage } from './corrections-page.js';
 import { foodTest, type RecordRids } from './food-filters.js';
-import { inPlaceOrder, nameOrderPage, type PrefixRun } from './name-order.js';
+import { inPlaceOrder, nameOrderPage, prefixMatches, type PrefixRun } from './name-order.js';
 import { planQuery, type Correction, type Plan } from './plan.js';
 import type { GroupPostings, SlotPostings } from './postings.js';
 import type { SearchIndex } from './search-index.js';
@@ -267,7 +267,10 @@ export class SearchEngine {
   foods(q: FoodQuery, store: StoreLookups): FoodsAnswer | undefined {
     const match = q.match;
     if (match === undefined || match.type === 'prefix') {
-      const page = nameOrderPage(q, { names: () => this.index.names(), firstPlaceFrom: (key) => store.firstPlaceFrom(key), test: (f) => this.test(f, store) });
+      const run = { names: () => this.index.names(), firstPlaceFrom: (key: string) => store.firstPlaceFrom(key), test: (f: FoodQuery) => this.test(f, store) };
+      // A prefix's grouped list: every match in order, for the store to group (store/grouping.ts).
+      if (match !== undefined && q.grouping !== undefined) return { ranked: prefixMatches(q, run), corrections: [] };
+      const page = nameOrderPage(q, run);
       return page === undefined ? undefined : { ...page, corrections: [] };
     }
     const words = queryWords(match.query);

@@ -58,6 +58,32 @@ export function nameOrderPage(q: FoodQuery, run: PrefixRun): { rids: number[]; t
 }
 
 /**
+ * Every food a prefix query matches that passes the filters, in its food order ascending: by
+ * (name length, place) when it is ranked, by place otherwise. What a grouped prefix list groups
+ * (store/grouping.ts); the general query numbered every match with window functions, ~1.1-1.5 s
+ * for `c` (161,643 foods) at 1,000,000 foods on a slow VM.
+ */
+export function prefixMatches(q: FoodQuery, run: PrefixRun): number[] {
+  const prefix = q.match?.type === 'prefix' ? fold(q.match.query) : '';
+  const { byPlace, nameLength, maxLength } = run.names();
+  const accept = run.test(q);
+  const from = run.firstPlaceFrom(prefix);
+  const to = run.firstPlaceFrom(prefix + MAX_CHAR);
+  if (q.order.field !== 'rank') {
+    const out: number[] = [];
+    for (let p = from; p < to; p++) if (accept === undefined || accept(byPlace[p]!)) out.push(byPlace[p]!);
+    return out;
+  }
+  // A counting sort by name length; places ascend within each length.
+  const start = new Uint32Array(maxLength + 2);
+  for (let p = from; p < to; p++) if (accept === undefined || accept(byPlace[p]!)) start[nameLength[p]! + 1]!++;
+  for (let length = 0; length <= maxLength; length++) start[length + 1]! += start[length]!;
+  const out = new Array<number>(start[maxLength + 1]!);
+  for (let p = from; p < to; p++) if (accept === undefined || accept(byPlace[p]!)) out[start[nameLength[p]!]!++] = byPlace[p]!;
+  return out;
+}
+
+/**
  * A page of the foods the store named (a barcode lookup's handful, from its index) in name
  * order, as the general query orders a list without a query or grouping: those that pass the
  * filters, by place, descending when asked.

@@ -140,8 +140,8 @@ export function groupedPageOfAll(
 }
 
 /**
- * A grouped list without a query or with an fts one: the matches in food order are the places
- * in name order that pass the filters, or the engine's (`ranked`: every match, best first, or
+ * A grouped list: the matches in food order are the places in name order that pass the filters
+ * (no query), or the engine's (`ranked`: every match of an fts or prefix query, best first, or
  * in name order when the query orders by name). `members` gives each group's foods in name order, which a store keeps per
  * version: a list of every food reads its page off them.
  */

@@ -664,7 +664,7 @@ describe('name order and prefix search: in memory and the store\'s SQL agree', (
     assert.ok(shown > 1500, `${shown} foods compared`);
   });
 
-  test('prefixes of real names, every order, several pages, with filters', async () => {
+  test('prefixes of real names, every order, several pages, with filters, grouped', async () => {
     const names = sql.prepare('SELECT name_key FROM foods ORDER BY rid').pluck().all() as string[];
     const next = walk(4242);
     const prefixes = new Set(['', 'a', 'ch', 'chi', 'zyzzyva tie', 'ZYZ', 'crè', 'cre', '%', 'x_', 'nonexistentprefix', 'beef, ']);
@@ -673,6 +673,7 @@ describe('name order and prefix search: in memory and the store\'s SQL agree', (
       prefixes.add(i % 4 === 0 ? name : name.slice(0, 1 + next(6)));
     }
     let shown = 0;
+    let grouped = 0;
     for (const query of prefixes) {
       for (const order of [undefined, 'rank:desc', 'name', 'name:desc']) {
         for (const [limit, offset] of [[20, 0], [5, 13], [50, 950]] as const) {
@@ -680,10 +681,16 @@ describe('name order and prefix search: in memory and the store\'s SQL agree', (
           if (order) raw['order'] = order;
           shown += await agree(raw);
           if (offset === 0) await agree({ ...raw, region: 'us', brands: `!${GENERIC_US}` });
+          if (offset !== 13) continue;
+          // Grouped, from every match in order (store/grouping.ts).
+          grouped += await agree({ ...raw, grouping: 'brand' });
+          grouped += await agree({ ...raw, grouping: 'classification', 'grouping-limit': '2', 'grouping-order': 'name:desc' });
+          grouped += await agree({ ...raw, grouping: 'brand', 'grouping-limit': '1', region: 'au' });
         }
       }
     }
     assert.ok(shown > 4000, `${shown} foods compared`);
+    assert.ok(grouped > 1000, `${grouped} grouped foods compared`);
   });
 });
 

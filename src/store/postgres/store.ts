@@ -589,7 +589,7 @@ export class PostgresCatalogStore implements CatalogStore {
     let page: { rids: readonly number[]; total: number };
     if (listed !== undefined) page = listed;
     else if (answer !== undefined && !('ranked' in answer)) page = answer;
-    else if (lookups !== undefined && q.grouping !== undefined && q.match?.type !== 'prefix') {
+    else if (lookups !== undefined && q.grouping !== undefined) {
       page = await this.groupedInMemory(v, { ...q, grouping: q.grouping }, lookups, answer?.ranked);
     } else {
       page = await this.generalPage(v, q, answer?.ranked);
@@ -663,7 +663,7 @@ export class PostgresCatalogStore implements CatalogStore {
     );
   }
 
-  /** A grouped list without a query or with an fts one, from memory (grouping.ts). */
+  /** A grouped list, from memory (grouping.ts). */
   private async groupedInMemory(v: Version, q: GroupedQuery, lookups: StoreLookups, ranked: readonly number[] | undefined): Promise<{ rids: number[]; total: number }> {
     const groups = q.grouping.by === 'brand' ? v.brandGroups : await this.classificationGroups(v);
     const members = (of: Groups): GroupMembers => {

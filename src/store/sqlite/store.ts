@@ -423,8 +423,8 @@ export class SqliteCatalogStore implements CatalogStore {
 
   /**
    * A grouped list's page: the engine's own (grouped by brand, a few a group, in rank order), or
-   * from memory (grouping.ts) without a query or with an fts one, else the general query (a
-   * prefix's, barcodes alone). A version's classifications are numbered once, in turns, the first
+   * from memory (grouping.ts) over the engine's matches in order, else (barcodes alone) the
+   * general query. A version's classifications are numbered once, in turns, the first
    * time a list is grouped by them; should the version move meanwhile, the general query answers.
    */
   private async groupedPageRids(query: GroupedQuery): Promise<PageRids> {
@@ -434,7 +434,7 @@ export class SqliteCatalogStore implements CatalogStore {
     const answer = barcodes ? undefined : searches.foods.foods(query, lookups);
     const corrections = answer?.corrections ?? [];
     if (answer !== undefined && !('ranked' in answer)) return { searches, rids: answer.rids, total: answer.total, corrections };
-    if (barcodes || query.match?.type === 'prefix') return this.pageRids(query);
+    if (barcodes) return this.pageRids(query);
     const groups = query.grouping.by === 'brand' ? searches.brandGroups : await this.classificationGroups(searches).catch(() => undefined);
     if (groups === undefined || this.search() !== searches) return this.pageRids(query);
     const members = (of: Groups): GroupMembers => {
