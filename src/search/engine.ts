@@ -27,12 +27,15 @@ import { TopFoods, forEachCommonFood, forEachMatch, groupedByBrand, inRankOrder,
  *   early-top.ts): counted first, the foods in common scored one by one while they are few,
  *   the name tier alone when it fills the page, else early termination; with filters, every
  *   match visited and tested;
- * - grouped by brand with a small grouping-limit: one pass over the matches;
- * - anything else (rank:desc, deeper pages, name order, other groupings): `rankAll`, every
- *   match scored and sorted, the reference the fast paths are tested against.
+ * - grouped by brand in rank order, at most 20 a group: one pass over the matches;
+ * - name order of the matches (and its groupings): `matchesByName`, every match collected,
+ *   none scored;
+ * - anything else (rank:desc, deeper pages, other groupings): `rankAll`, every match scored and
+ *   put in order, the reference the fast paths are tested against. The store groups what
+ *   these give (store/grouping.ts).
  */
 
-/** What a foods search answers: a page, or every match in order for the store to group in SQL. */
+/** What a foods search answers: a page, or every match in order for the store to group (store/grouping.ts) or page in SQL. */
 export type FoodsAnswer =
   | { readonly rids: readonly number[]; readonly total: number; readonly corrections: readonly Correction[] }
   /** Every match, best first; in name order when the query orders its foods by name (no rank plays a part then). */

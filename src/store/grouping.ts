@@ -10,7 +10,7 @@ import type { SearchEngine, StoreLookups } from '../search/engine.js';
  * the page's.
  *
  * The SQL's order, which this keeps: foods numbered in the query's food order (`pos`); groups
- * ordered by their best food (`grouping-order=rank` with an fts query) or by (folded name,
+ * ordered by their best food (`grouping-order=rank` with a query) or by (folded name,
  * key), either way reversed for `desc`; within a group, foods by `pos`; the first
  * `grouping-limit` of each group kept; `total` counts the kept foods.
  */
@@ -30,7 +30,7 @@ export interface Groups {
 
 /**
  * The page of a grouped query. `foods` visits the matches in food order (filters applied);
- * `ranked` says whether groups may be ordered by their best food (an fts query).
+ * `ranked` says whether groups may be ordered by their best food (a query's).
  */
 export function groupedPage(
   q: GroupedQuery,
