@@ -110,6 +110,15 @@ export function groupMembers(byPlace: ArrayLike<number>, groups: Groups): GroupM
   return { start, rids };
 }
 
+/** Each kind of groups' members, made on first use and kept in `held` (a catalogue version's). */
+export function heldMembers(held: Map<Groups, GroupMembers>, byPlace: () => ArrayLike<number>): (groups: Groups) => GroupMembers {
+  return (groups) => {
+    let members = held.get(groups);
+    if (members === undefined) held.set(groups, (members = groupMembers(byPlace(), groups)));
+    return members;
+  };
+}
+
 /**
  * The page of a grouped list of every food (no query, no filter): read off each group's
  * members, without visiting the foods of the groups before it.

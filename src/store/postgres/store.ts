@@ -26,7 +26,7 @@ import { envInteger } from '../../config.js';
 import { describeDatabase, endPool, isUnavailable, LOAD_TIMEOUT_MS, openPool, unavailableOr } from './connection.js';
 import { CatalogFollower } from './follow.js';
 import { foodReads, numbered, PostgresDialect, textArrayLiteral, unmatchablePrefix, type FoodReads, type Prepared } from './queries.js';
-import { groupedMatches, groupMembers, type GroupedQuery, type GroupMembers, type Groups } from '../grouping.js';
+import { groupedMatches, heldMembers, type GroupedQuery, type GroupMembers, type Groups } from '../grouping.js';
 import { FoodRowCache, FoodRowReader, READ_TYPES } from './records.js';
 import { RowAddresses } from './row-addresses.js';
 import { ROW_FILE_COLUMNS, RowFile } from './row-file.js';
@@ -666,12 +666,7 @@ export class PostgresCatalogStore implements CatalogStore {
   /** A grouped list, from memory (grouping.ts). */
   private async groupedInMemory(v: Version, q: GroupedQuery, lookups: StoreLookups, ranked: readonly number[] | undefined): Promise<{ rids: number[]; total: number }> {
     const groups = q.grouping.by === 'brand' ? v.brandGroups : await this.classificationGroups(v);
-    const members = (of: Groups): GroupMembers => {
-      let held = v.members.get(of);
-      if (held === undefined) v.members.set(of, (held = groupMembers(v.engine.index.names().byPlace, of)));
-      return held;
-    };
-    return groupedMatches(q, v.engine, lookups, groups, members, ranked);
+    return groupedMatches(q, v.engine, lookups, groups, heldMembers(v.members, () => v.engine.index.names().byPlace), ranked);
   }
 
   /**

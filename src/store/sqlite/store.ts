@@ -26,7 +26,7 @@ import { Synonyms } from '../../search/synonyms.js';
 import { loadSearchIndex } from './search-store.js';
 import { MAX_MMAP_BYTES, mapPages } from './page-map.js';
 import { SearchWarmUp, spreadRids } from '../warm-searches.js';
-import { groupedMatches, groupMembers, type GroupedQuery, type GroupMembers, type Groups } from '../grouping.js';
+import { groupedMatches, heldMembers, type GroupedQuery, type GroupMembers, type Groups } from '../grouping.js';
 import { inTurns, sortedInSteps } from '../turns.js';
 import { compareCodePoints } from '../../domain/text.js';
 
@@ -437,11 +437,7 @@ export class SqliteCatalogStore implements CatalogStore {
     if (barcodes) return this.pageRids(query);
     const groups = query.grouping.by === 'brand' ? searches.brandGroups : await this.classificationGroups(searches).catch(() => undefined);
     if (groups === undefined || this.search() !== searches) return this.pageRids(query);
-    const members = (of: Groups): GroupMembers => {
-      let held = searches.members.get(of);
-      if (held === undefined) searches.members.set(of, (held = groupMembers(searches.foods.index.names().byPlace, of)));
-      return held;
-    };
+    const members = heldMembers(searches.members, () => searches.foods.index.names().byPlace);
     return { searches, ...groupedMatches(query, searches.foods, lookups, groups, members, answer?.ranked), corrections };
   }
 
