@@ -34,28 +34,34 @@ export interface FoodFacts {
  * of list (`postingsKey`, `madeKey`), so a key's loader always makes the same type.
  */
 export class ListCache {
-  private readonly held = new Map<string, SlotPostings>();
+  private readonly held = new Map<string, { readonly value: object; readonly bytes: number }>();
   private bytes = 0;
 
   constructor(private readonly maxBytes: number) {}
 
   get<T extends SlotPostings>(key: string, load: () => T | undefined): T | undefined {
-    let found = this.held.get(key) as T | undefined;
+    return this.keep(key, load, postingsBytes);
+  }
+
+  /** The same for anything else made from the search data, `bytes` its size (store/grouping.ts: groups' members). */
+  keep<T extends object>(key: string, load: () => T | undefined, bytes: (value: T) => number): T | undefined {
+    const found = this.held.get(key);
     if (found !== undefined) {
       this.held.delete(key);
       this.held.set(key, found);
-      return found;
+      return found.value as T;
     }
-    found = load();
-    if (found === undefined) return undefined;
-    this.held.set(key, found);
-    this.bytes += postingsBytes(found);
+    const value = load();
+    if (value === undefined) return undefined;
+    const size = bytes(value);
+    this.held.set(key, { value, bytes: size });
+    this.bytes += size;
     for (const [k, v] of this.held) {
       if (this.bytes <= this.maxBytes || k === key) break;
       this.held.delete(k);
-      this.bytes -= postingsBytes(v);
+      this.bytes -= v.bytes;
     }
-    return found;
+    return value;
   }
 
   get heldBytes(): number {
@@ -182,6 +188,14 @@ export class SearchIndex implements FoodRanks {
     if (prefix.length > MAX_TOP_PREFIX) return undefined;
     const bytes = this.blobs.get(prefixUnionKey(prefix));
     return bytes === undefined ? undefined : decodeSlotPostings(bytes);
+  }
+
+  /**
+   * Something else made from this version's data at query time, kept in the lists' budget so that
+   * it counts against the same memory: each kind of groups' members (store/grouping.ts).
+   */
+  kept<T extends object>(key: string, make: () => T, bytes: (value: T) => number): T {
+    return this.lists.keep(`k${key}`, make, bytes)!;
   }
 
   /** A list made at query time for `key` (a slot's key), kept in the same cache as the postings. */

@@ -38,3 +38,23 @@ test('the list cache drops the least recently used lists past its bound, keeps t
   assert.equal(cache.get('none', () => undefined), undefined);
   assert.equal(cache.heldBytes, 10);
 });
+
+test('what else the cache keeps counts the bytes it is said to hold, and lists and it make room for each other', () => {
+  const cache = new ListCache(100);
+  let made = 0;
+  const members = (): { rids: Uint32Array } | undefined =>
+    cache.keep('members', () => {
+      made++;
+      return { rids: new Uint32Array(15) };
+    }, (m) => m.rids.byteLength);
+  const kept = members();
+  assert.equal(cache.heldBytes, 60);
+  assert.equal(members(), kept, 'held: made once');
+  cache.get('a', () => list(8));
+  assert.equal(cache.heldBytes, 100);
+  // A list past the bound drops the least recently used: what was kept.
+  cache.get('b', () => list(2));
+  assert.equal(cache.heldBytes, 50);
+  members();
+  assert.equal(made, 2, 'made again once dropped');
+});

@@ -26,7 +26,7 @@ import { envInteger } from '../../config.js';
 import { describeDatabase, endPool, isUnavailable, LOAD_TIMEOUT_MS, openPool, unavailableOr } from './connection.js';
 import { CatalogFollower } from './follow.js';
 import { foodReads, numbered, PostgresDialect, textArrayLiteral, unmatchablePrefix, type FoodReads, type Prepared } from './queries.js';
-import { groupedMatches, heldMembers, type GroupedQuery, type GroupMembers, type Groups } from '../grouping.js';
+import { groupedMatches, type GroupedQuery, type Groups } from '../grouping.js';
 import { FoodRowCache, FoodRowReader, READ_TYPES } from './records.js';
 import { RowAddresses } from './row-addresses.js';
 import { ROW_FILE_COLUMNS, RowFile } from './row-file.js';
@@ -111,8 +111,6 @@ interface Version {
   readonly brandGroups: Groups;
   /** The groups of grouping=classification, read on first use. */
   classifications?: Promise<Groups>;
-  /** Each group's foods in name order, per kind of grouping, made on first use. */
-  readonly members: Map<Groups, GroupMembers>;
   readonly lastImportSeconds?: number;
 }
 
@@ -379,7 +377,6 @@ export class PostgresCatalogStore implements CatalogStore {
       places: new Map(),
       lookupRids: 0,
       stopCopy: new AbortController(),
-      members: new Map(),
       brandGroups: { of: index.facts.brand, inNameOrder: Uint32Array.from(brands, (b) => b.rid), size: dictionary.limits.brand },
       ...(lastImportSeconds !== undefined ? { lastImportSeconds } : {}),
     };
@@ -666,7 +663,7 @@ export class PostgresCatalogStore implements CatalogStore {
   /** A grouped list, from memory (grouping.ts). */
   private async groupedInMemory(v: Version, q: GroupedQuery, lookups: StoreLookups, ranked: readonly number[] | undefined): Promise<{ rids: number[]; total: number }> {
     const groups = q.grouping.by === 'brand' ? v.brandGroups : await this.classificationGroups(v);
-    return groupedMatches(q, v.engine, lookups, groups, heldMembers(v.members, () => v.engine.index.names().byPlace), ranked);
+    return groupedMatches(q, v.engine, lookups, groups, ranked);
   }
 
   /**

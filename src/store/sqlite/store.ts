@@ -26,7 +26,7 @@ import { Synonyms } from '../../search/synonyms.js';
 import { loadSearchIndex } from './search-store.js';
 import { MAX_MMAP_BYTES, mapPages } from './page-map.js';
 import { SearchWarmUp, spreadRids } from '../warm-searches.js';
-import { groupedMatches, heldMembers, type GroupedQuery, type GroupMembers, type Groups } from '../grouping.js';
+import { groupedMatches, type GroupedQuery, type Groups } from '../grouping.js';
 import { inTurns, sortedInSteps } from '../turns.js';
 import { compareCodePoints } from '../../domain/text.js';
 
@@ -106,8 +106,6 @@ interface Searches {
   readonly brandGroups: Groups;
   /** The groups of grouping=classification, read on first use. */
   classifications?: Promise<Groups>;
-  /** Each group's foods in name order, per kind of grouping, made on first use. */
-  readonly members: Map<Groups, GroupMembers>;
 }
 
 /** The page a query's rids and total come to, with the version's searches they were made in. */
@@ -183,7 +181,7 @@ export class SqliteCatalogStore implements CatalogStore {
     if (this.searches?.dictionary !== dictionary) {
       const foods = new SearchEngine(loadSearchIndex(this.db), this.synonyms);
       const brandGroups: Groups = { of: foods.index.facts.brand, inNameOrder: dictionary.brandsInNameOrder, size: dictionary.limits.brand };
-      this.searches = { dictionary, foods, records: new Map(), brandGroups, members: new Map() };
+      this.searches = { dictionary, foods, records: new Map(), brandGroups };
     }
     return this.searches;
   }
@@ -437,8 +435,7 @@ export class SqliteCatalogStore implements CatalogStore {
     if (barcodes) return this.pageRids(query);
     const groups = query.grouping.by === 'brand' ? searches.brandGroups : await this.classificationGroups(searches).catch(() => undefined);
     if (groups === undefined || this.search() !== searches) return this.pageRids(query);
-    const members = heldMembers(searches.members, () => searches.foods.index.names().byPlace);
-    return { searches, ...groupedMatches(query, searches.foods, lookups, groups, members, answer?.ranked), corrections };
+    return { searches, ...groupedMatches(query, searches.foods, lookups, groups, answer?.ranked), corrections };
   }
 
   /**
