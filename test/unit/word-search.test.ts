@@ -4,7 +4,8 @@ import type { SlotPostings } from '../../src/search/postings.js';
 import type { FoodFacts } from '../../src/search/search-index.js';
 import { earlyTopMatches, matchingFoods, scoreFoods } from '../../src/search/early-top.js';
 import { seededRandom } from '../../bench/random.js';
-import { finalScore, forEachCommonFood, forEachMatch, matchScore, matchTier, ranksBefore, topMatches, type FoodRanks } from '../../src/search/word-search.js';
+import { finalScore, forEachCommonFood, forEachMatch, inRankOrder, matchScore, matchTier, ranksBefore, topMatches, type FoodRanks } from '../../src/search/word-search.js';
+import fc from 'fast-check';
 import { boundFirstPage, boundOrder, boundOrderSteps, drivenPage, type UnionSlot } from '../../src/search/bound-first.js';
 import { BASE_COVERS, BASE_PARTS, PARTIAL_COVERS, baseCode } from '../../src/search/postings.js';
 import { better } from '../../src/search/slots.js';
@@ -428,5 +429,28 @@ describe('slots as unions of lists (bound-first.ts)', () => {
         assert.equal(foods.filter((rid) => cut.rest === undefined || bound(rid) < cut.rest).length, cut.rids.length, 'every food of a better bound held');
       }
     }
+  });
+});
+
+describe('inRankOrder: every match in the full order', () => {
+  test('is the order ranksBefore gives, for whole scores in buckets and for scores it sorts by comparison', () => {
+    const foods = fc.integer({ min: 1, max: 60 }).chain((n) => fc.record({
+      // A permutation of places, and matches among the rids.
+      places: fc.shuffledSubarray(Array.from({ length: n }, (_, i) => i), { minLength: n, maxLength: n }),
+      picked: fc.array(fc.record({ rid: fc.integer({ min: 0, max: n - 1 }), tier: fc.integer({ min: 0, max: 1 }), score: fc.oneof(
+        fc.integer({ min: -200, max: 200 }),
+        fc.double({ min: -50, max: 50, noNaN: true }),
+        fc.constantFrom(-1e9, 1e9),
+      ) }), { maxLength: 80 }),
+    }));
+    fc.assert(fc.property(foods, ({ places, picked }) => {
+      const matches = [...new Map(picked.map((m) => [m.rid, m])).values()];
+      const place = Uint32Array.from(places);
+      const byPlace = new Uint32Array(places.length);
+      place.forEach((p, rid) => (byPlace[p] = rid));
+      const expected = [...matches].sort((a, b) => (ranksBefore(a.tier, a.score, place[a.rid]!, b.tier, b.score, place[b.rid]!) ? -1 : 1)).map((m) => m.rid);
+      const got = inRankOrder(matches.map((m) => m.rid), matches.map((m) => m.tier), matches.map((m) => m.score), place, byPlace);
+      assert.deepEqual(got, expected);
+    }), { seed: 23, numRuns: 300 });
   });
 });
