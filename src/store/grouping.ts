@@ -1,5 +1,7 @@
 import type { FoodQuery } from './catalog-store.js';
 import type { SearchEngine, StoreLookups } from '../search/engine.js';
+import { compareCodePoints } from '../domain/text.js';
+import { sortedInSteps } from './turns.js';
 
 /**
  * `grouping=brand|classification` answered from memory, by both stores: the same page as the
@@ -26,6 +28,42 @@ export interface Groups {
   readonly inNameOrder: ArrayLike<number>;
   /** One more than the largest group number. */
   readonly size: number;
+}
+
+/**
+ * The groups of grouping=classification, as a store reads its foods' rows: each classification
+ * numbered as it first passes (`add`), then the distinct ones put in (folded, raw) order by code
+ * point, the order of UTF-8 bytes (SQLite's BINARY collation, PostgreSQL's COLLATE "C"), in
+ * steps for `inTurns` (`ordered`): at 1,000,000 foods the generated catalogue has 324,423.
+ */
+export class ClassificationNumbering {
+  private readonly of: Uint32Array;
+  private readonly numbers = new Map<string, number>();
+  private readonly folds: string[] = [];
+
+  constructor(ridLimit: number) {
+    this.of = new Uint32Array(ridLimit);
+  }
+
+  add(rid: number, fold: string, raw: string): void {
+    let group = this.numbers.get(raw);
+    if (group === undefined) {
+      this.numbers.set(raw, (group = this.folds.length));
+      this.folds.push(fold);
+    }
+    this.of[rid] = group;
+  }
+
+  *ordered(): Generator<void, Groups, void> {
+    const { of, folds } = this;
+    const raws = [...this.numbers.keys()];
+    this.numbers.clear();
+    const sorted = yield* sortedInSteps(folds.length, (a, b) => compareCodePoints(folds[a]!, folds[b]!) || compareCodePoints(raws[a]!, raws[b]!));
+    const place = new Uint32Array(folds.length);
+    sorted.forEach((g, i) => (place[g] = i));
+    for (let rid = 0; rid < of.length; rid++) of[rid] = place[of[rid]!]!;
+    return { of, inNameOrder: Uint32Array.from({ length: folds.length }, (_, i) => i), size: folds.length };
+  }
 }
 
 /**

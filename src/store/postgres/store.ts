@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Brand, Category, Food, Tag } from '../../domain/records.js';
 import { isUuid, normaliseId } from '../../domain/ids.js';
-import { compareCodePoints, fold } from '../../domain/text.js';
+import { fold } from '../../domain/text.js';
 import type {
   BrandQuery, CatalogHealth, CatalogState, CatalogStore, CategoryQuery, FoodFilters, FoodHit, FoodQuery, FoodsOptions, ImportTransaction, NameSearchHit, Page,
   Stamped, StoreLogger, TagQuery, TextMatch,
@@ -26,7 +26,7 @@ import { envInteger } from '../../config.js';
 import { describeDatabase, endPool, isUnavailable, LOAD_TIMEOUT_MS, openPool, unavailableOr } from './connection.js';
 import { CatalogFollower } from './follow.js';
 import { foodReads, numbered, PostgresDialect, textArrayLiteral, unmatchablePrefix, type FoodReads, type Prepared } from './queries.js';
-import { groupedMatches, type GroupedQuery, type Groups } from '../grouping.js';
+import { ClassificationNumbering, groupedMatches, type GroupedQuery, type Groups } from '../grouping.js';
 import { FoodRowCache, FoodRowReader, READ_TYPES } from './records.js';
 import { RowAddresses } from './row-addresses.js';
 import { ROW_FILE_COLUMNS, RowFile } from './row-file.js';
@@ -35,7 +35,7 @@ import { catalogVersionOf, META_TABLE, migrate } from './schema.js';
 import { PG_BUILD, copyOutOf, readSearchBlobs, readSearchSource } from './search-store.js';
 import { beginPostgresImport } from './writer.js';
 import { SearchWarmUp, spreadRids } from '../warm-searches.js';
-import { inTurns, sortedInSteps } from '../turns.js';
+import { inTurns } from '../turns.js';
 
 /**
  * The catalogue in PostgreSQL, read side (the import is writer.ts). Each committed catalogue
@@ -681,34 +681,23 @@ export class PostgresCatalogStore implements CatalogStore {
    */
   private classificationGroups(v: Version): Promise<Groups> {
     v.classifications ??= (async () => {
-      const of = new Uint32Array(v.engine.index.place.length);
-      const numbers = new Map<string, number>();
-      const folds: string[] = [];
-      const addresses = new RowAddresses(of.length);
+      const ridLimit = v.engine.index.place.length;
+      const numbering = new ClassificationNumbering(ridLimit);
+      const addresses = new RowAddresses(ridLimit);
       let addressed = true;
       // In slices of rids: each read within a request's statement bound, little held at once.
-      for (let from = 0; from < of.length; from += CLASSIFICATION_SLICE) {
+      for (let from = 0; from < ridLimit; from += CLASSIFICATION_SLICE) {
         const rows = await this.query<[number, string, string, string]>(`SELECT rid, classification_fold, classification, ctid
           FROM ${v.dialect.table('foods')} WHERE rid >= $1 AND rid < $2`, [from, from + CLASSIFICATION_SLICE], { rowMode: 'array' });
         for (const [rid, fold, raw, ctid] of rows) {
           addressed &&= addresses.set(rid, ctid);
-          let group = numbers.get(raw);
-          if (group === undefined) {
-            numbers.set(raw, (group = folds.length));
-            folds.push(fold);
-          }
-          of[rid] = group;
+          numbering.add(rid, fold, raw);
         }
       }
-      const raws = [...numbers.keys()];
-      numbers.clear();
-      const sorted = await inTurns(sortedInSteps(folds.length, (a, b) => compareCodePoints(folds[a]!, folds[b]!) || compareCodePoints(raws[a]!, raws[b]!)), () => !this.closed);
-      if (sorted === undefined) throw new Error('the store closed');
-      const place = new Uint32Array(folds.length);
-      sorted.value.forEach((g, i) => (place[g] = i));
-      for (let rid = 0; rid < of.length; rid++) of[rid] = place[of[rid]!]!;
+      const groups = await inTurns(numbering.ordered(), () => !this.closed);
+      if (groups === undefined) throw new Error('the store closed');
       if (addressed) v.addresses = addresses;
-      return { of, inNameOrder: Uint32Array.from({ length: folds.length }, (_, i) => i), size: folds.length };
+      return groups.value;
     })();
     v.classifications.catch(() => {
       v.classifications = undefined;

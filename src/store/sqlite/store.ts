@@ -26,9 +26,8 @@ import { Synonyms } from '../../search/synonyms.js';
 import { loadSearchIndex } from './search-store.js';
 import { MAX_MMAP_BYTES, mapPages } from './page-map.js';
 import { SearchWarmUp, spreadRids } from '../warm-searches.js';
-import { groupedMatches, type GroupedQuery, type Groups } from '../grouping.js';
-import { inTurns, sortedInSteps } from '../turns.js';
-import { compareCodePoints } from '../../domain/text.js';
+import { ClassificationNumbering, groupedMatches, type GroupedQuery, type Groups } from '../grouping.js';
+import { inTurns } from '../turns.js';
 
 /**
  * Reads through a memory map of the file (SQLite's `mmap_size`; writes still go through the
@@ -439,40 +438,25 @@ export class SqliteCatalogStore implements CatalogStore {
   }
 
   /**
-   * Each food's classification as a group number in (folded, raw) order, read in turns between
-   * requests: rids a slice at a time, numbered as they pass, then the distinct classifications
-   * ordered by code point (SQLite's BINARY collation of UTF-8). At 1,000,000 foods the
-   * generated catalogue has 324,423 of them: seconds of CPU, once per version.
+   * The version's classification groups (grouping.ts ClassificationNumbering), read a slice of
+   * rids at a time in turns between requests: seconds of CPU at 1,000,000 foods, once per version.
    */
   private classificationGroups(searches: Searches): Promise<Groups> {
     searches.classifications ??= (async () => {
-      const of = new Uint32Array(searches.foods.index.place.length);
-      const numbers = new Map<string, number>();
-      const folds: string[] = [];
+      const ridLimit = searches.foods.index.place.length;
+      const numbering = new ClassificationNumbering(ridLimit);
       const read = this.db.prepare<[number, number], [number, string, string]>('SELECT rid, classification_fold, classification FROM foods WHERE rid >= ? AND rid < ?').raw();
       const open = (): boolean => this.db.open && this.searches === searches;
-      const slices = function* (): Generator<void, void, void> {
-        for (let from = 0; from < of.length; from += CLASSIFICATION_SLICE) {
-          for (const [rid, fold, raw] of read.all(from, from + CLASSIFICATION_SLICE)) {
-            let group = numbers.get(raw);
-            if (group === undefined) {
-              numbers.set(raw, (group = folds.length));
-              folds.push(fold);
-            }
-            of[rid] = group;
-          }
+      const slices = function* (): Generator<void, Groups, void> {
+        for (let from = 0; from < ridLimit; from += CLASSIFICATION_SLICE) {
+          for (const [rid, fold, raw] of read.all(from, from + CLASSIFICATION_SLICE)) numbering.add(rid, fold, raw);
           yield;
         }
+        return yield* numbering.ordered();
       };
-      if (await inTurns(slices(), open) === undefined) throw new Error('the catalogue version moved');
-      const raws = [...numbers.keys()];
-      numbers.clear();
-      const sorted = await inTurns(sortedInSteps(folds.length, (a, b) => compareCodePoints(folds[a]!, folds[b]!) || compareCodePoints(raws[a]!, raws[b]!)), open);
-      if (sorted === undefined) throw new Error('the catalogue version moved');
-      const place = new Uint32Array(folds.length);
-      sorted.value.forEach((g, i) => (place[g] = i));
-      for (let rid = 0; rid < of.length; rid++) of[rid] = place[of[rid]!]!;
-      return { of, inNameOrder: Uint32Array.from({ length: folds.length }, (_, i) => i), size: folds.length };
+      const groups = await inTurns(slices(), open);
+      if (groups === undefined) throw new Error('the catalogue version moved');
+      return groups.value;
     })();
     searches.classifications.catch(() => {
       searches.classifications = undefined;
