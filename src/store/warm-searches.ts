@@ -71,23 +71,27 @@ export interface SearchWarmUpSource {
   orderSteps?(): Promise<Iterator<unknown>>;
 }
 
+/** The searches a server asks itself: `count` of them, made of the names `sampleNames` gives (none when they make none; asked again, round, when they make fewer). */
+export async function ownSearches(sampleNames: SearchWarmUpSource['sampleNames'], count: number): Promise<string[]> {
+  const names = await sampleNames(Math.min(MAX_NAMES, Math.ceil(count / SEARCHES_A_NAME)));
+  const searches = names.flatMap(searchesOfName);
+  return searches.length === 0 ? [] : Array.from({ length: count }, (_, i) => searches[i % searches.length]!);
+}
+
 /**
  * Asks `reader` `count` searches made of the names `source` gives (none when they make none),
  * in turns of about `turnMs`; returns how many it asked, or undefined when the store closed first.
  */
 export async function warmSearches(reader: Pick<CatalogReader, 'foodsJson'>, source: SearchWarmUpSource, count: number, turnMs = 1): Promise<SearchWarmUpDone | undefined> {
   const started = performance.now();
-  const names = await source.sampleNames(Math.min(MAX_NAMES, Math.ceil(count / SEARCHES_A_NAME)));
-  const searches = names.flatMap(searchesOfName);
-  const total = searches.length === 0 ? 0 : count;
+  const searches = await ownSearches((n) => source.sampleNames(n), count);
   let asked = 0;
-  while (asked < total) {
+  while (asked < searches.length) {
     await new Promise((resolve) => setImmediate(resolve));
     const turn = performance.now();
-    while (asked < total && performance.now() - turn < turnMs) {
+    while (asked < searches.length && performance.now() - turn < turnMs) {
       if (!source.isOpen()) return undefined;
-      // More searches than the names make: asked again, round.
-      const { query } = foodListRequest({ query: searches[asked++ % searches.length]! });
+      const { query } = foodListRequest({ query: searches[asked++]! });
       await reader.foodsJson(query);
     }
   }
