@@ -23,10 +23,10 @@ import { parseArgs } from 'node:util';
 import { SearchEngine, type StoreLookups } from '../src/search/engine.js';
 import { Synonyms } from '../src/search/synonyms.js';
 import { loadSearchIndex } from '../src/store/sqlite/search-store.js';
-import { mapForReading } from '../src/store/sqlite/store.js';
+import { mapForReading, sampleFoodNames } from '../src/store/sqlite/store.js';
 import { mapPages } from '../src/store/sqlite/page-map.js';
 import type { FoodQuery } from '../src/store/catalog-store.js';
-import { ownSearches, spreadRids, warmSearchCount } from '../src/store/warm-searches.js';
+import { ownSearches, warmSearchCount } from '../src/store/warm-searches.js';
 import { samples } from './scenarios.js';
 import { clock } from './clock.js';
 
@@ -69,11 +69,8 @@ const search = (query: string): number => {
 if (values.warm) {
   const warmStarted = performance.now();
   engine.warm();
-  // The searches a server asks itself once it listens, as the SQLite store samples its names.
-  const last = (db.prepare('SELECT max(rid) FROM foods').pluck().get() as number | null) ?? 0;
-  const names = (count: number): Promise<string[]> => Promise.resolve(db.prepare('SELECT name FROM foods WHERE rid IN (SELECT value FROM json_each(?)) ORDER BY rid')
-    .pluck().all(JSON.stringify(spreadRids(last, count))) as string[]);
-  const own = await ownSearches(names, warmSearchCount());
+  // The searches a server asks itself once it listens, of the names the SQLite store samples.
+  const own = await ownSearches((count) => Promise.resolve(sampleFoodNames(db, count)), warmSearchCount());
   for (const query of own) search(query);
   process.stdout.write(`warmed in ${(performance.now() - warmStarted).toFixed(0)} ms (${own.length} searches of its own)\n`);
 }

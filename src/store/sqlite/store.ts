@@ -118,6 +118,13 @@ interface PageRids {
 /** Rids read per step while a version's classifications are numbered: a step takes a few ms on a slow VM. */
 const CLASSIFICATION_SLICE = 4096;
 
+/** Up to `count` food names spread over the catalogue (warm-searches.ts): asked once per version, by a server and by bench/engine-profile. */
+export function sampleFoodNames(db: Db, count: number): string[] {
+  const last = (db.prepare('SELECT max(rid) FROM foods').pluck().get() as number | null) ?? 0;
+  return db.prepare('SELECT name FROM foods WHERE rid IN (SELECT value FROM json_each(?)) ORDER BY rid').pluck()
+    .all(JSON.stringify(spreadRids(last, count))) as string[];
+}
+
 export class SqliteCatalogStore implements CatalogStore {
   private readonly db: Db;
   private dictionary: Dictionary | undefined;
@@ -326,9 +333,7 @@ export class SqliteCatalogStore implements CatalogStore {
 
   /** Up to `count` food names, one every so many rids (one read). */
   private sampleNames(count: number): string[] {
-    const last = (this.prepared('SELECT max(rid) FROM foods', 'value').get() as number | null) ?? 0;
-    return this.prepared('SELECT name FROM foods WHERE rid IN (SELECT value FROM json_each(?)) ORDER BY rid', 'value')
-      .all(JSON.stringify(spreadRids(last, count))) as string[];
+    return sampleFoodNames(this.db, count);
   }
 
   private healthOfVersion: CatalogHealth | undefined;
