@@ -8,6 +8,7 @@ import { ImportFailed, runImport } from '../../src/importers/run-import.js';
 import { SqliteCatalogStore } from '../../src/store/sqlite/store.js';
 import { SqliteTokenStore } from '../../src/store/sqlite/token-store.js';
 import { returnToWal, takeRollbackJournal } from '../../src/store/sqlite/import-journal.js';
+import { PAGE_SIZE_BYTES } from '../../src/store/sqlite/schema.js';
 import { fixturePath, tempDir } from '../helpers/paths.js';
 import { fixtureCatalog } from '../helpers/fixture-catalog.js';
 
@@ -129,6 +130,43 @@ describe('the journal an import writes through', () => {
     } finally {
       if (foreign.open) foreign.close();
       db.close();
+      cleanup();
+    }
+  });
+});
+
+describe('the page size of the file', () => {
+  const pageSize = (db: Database.Database): number => db.pragma('page_size', { simple: true }) as number;
+
+  test('a new file gets 16 KiB pages and an import keeps them', () => withStoreFile(async (store, path) => {
+    assert.equal(pageSize(store.connection), PAGE_SIZE_BYTES);
+    assert.equal(PAGE_SIZE_BYTES, 16_384);
+    await importFixture(store);
+    const reader = new Database(path, { readonly: true });
+    try {
+      assert.equal(pageSize(reader), PAGE_SIZE_BYTES);
+      assert.ok(foodCount(reader) > 0);
+    } finally {
+      reader.close();
+    }
+  }));
+
+  test('a file made with other pages keeps them: the store opens, imports into and reads it', async () => {
+    const { dir, cleanup } = tempDir();
+    const path = join(dir, 'catalog.db');
+    const made = new Database(path);
+    made.pragma('page_size = 4096');
+    made.pragma('journal_mode = WAL');
+    made.close();
+    const store = new SqliteCatalogStore(path);
+    try {
+      assert.equal(pageSize(store.connection), 4096);
+      const summary = await importFixture(store);
+      assert.ok(summary.added > 0);
+      assert.equal(pageSize(store.connection), 4096);
+      assert.ok(foodCount(store.connection) > 0);
+    } finally {
+      await store.close();
       cleanup();
     }
   });

@@ -8,7 +8,7 @@ import type {
   BrandQuery, CatalogHealth, CatalogState, CatalogStore, CategoryQuery, FoodHit, FoodQuery, FoodsOptions, ImportTransaction, NameSearchHit, Page,
   Stamped, StoreLogger, TagQuery, TextMatch,
 } from '../catalog-store.js';
-import { migrate } from './schema.js';
+import { migrate, sizeNewPages } from './schema.js';
 import { SqliteImport } from './writer.js';
 import { checkReadable, enterWal, returnToWal, takeRollbackJournal } from './import-journal.js';
 import {
@@ -153,7 +153,10 @@ export class SqliteCatalogStore implements CatalogStore {
     this.db = new Database(path, { readonly, fileMustExist: readonly });
     try {
       if (readonly) checkReadable(this.db, path);
-      else enterWal(this.db, path);
+      else {
+        sizeNewPages(this.db);
+        enterWal(this.db, path);
+      }
     } catch (error) {
       this.db.close();
       throw error;
