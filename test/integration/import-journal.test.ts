@@ -8,7 +8,7 @@ import { ImportFailed, runImport } from '../../src/importers/run-import.js';
 import { SqliteCatalogStore } from '../../src/store/sqlite/store.js';
 import { SqliteTokenStore } from '../../src/store/sqlite/token-store.js';
 import { returnToWal, takeRollbackJournal } from '../../src/store/sqlite/import-journal.js';
-import { PAGE_SIZE_BYTES } from '../../src/store/sqlite/schema.js';
+import { PAGE_SIZE_BYTES } from '../../src/store/sqlite/page-size.js';
 import { fixturePath, tempDir } from '../helpers/paths.js';
 import { fixtureCatalog } from '../helpers/fixture-catalog.js';
 
@@ -150,6 +150,21 @@ describe('the page size of the file', () => {
       reader.close();
     }
   }));
+
+  test('a file that `tokens create` makes first gets 16 KiB pages, which the catalogue then keeps', async () => {
+    const { dir, cleanup } = tempDir();
+    const path = join(dir, 'catalog.db');
+    const tokens = SqliteTokenStore.open(path, { create: true });
+    await tokens.close();
+    const store = new SqliteCatalogStore(path);
+    try {
+      await importFixture(store);
+      assert.equal(pageSize(store.connection), PAGE_SIZE_BYTES);
+    } finally {
+      await store.close();
+      cleanup();
+    }
+  });
 
   test('a file made with other pages keeps them: the store opens, imports into and reads it', async () => {
     const { dir, cleanup } = tempDir();

@@ -8,7 +8,8 @@ import type {
   BrandQuery, CatalogHealth, CatalogState, CatalogStore, CategoryQuery, FoodHit, FoodQuery, FoodsOptions, ImportTransaction, NameSearchHit, Page,
   Stamped, StoreLogger, TagQuery, TextMatch,
 } from '../catalog-store.js';
-import { migrate, sizeNewPages } from './schema.js';
+import { migrate } from './schema.js';
+import { sizeNewPages } from './page-size.js';
 import { SqliteImport } from './writer.js';
 import { checkReadable, enterWal, returnToWal, takeRollbackJournal } from './import-journal.js';
 import {
