@@ -90,6 +90,22 @@ describe('the journal an import writes through', () => {
     await again.close();
   }));
 
+  // A large import spills its cache and holds the file's exclusive lock: then even reading the
+  // page count (a new file's page size, page-size.ts) waits, and must fail with the same words.
+  for (const [what, open] of openers) test(`${what} opened while an import holds the exclusive lock fails with a message that says so`, () => withStoreFile(async (store, path) => {
+    await importFixture(store);
+    await store.close();
+    const writer = new Database(path);
+    try {
+      writer.pragma('journal_mode = DELETE');
+      writer.exec('BEGIN EXCLUSIVE');
+      await assert.rejects(async () => open(path), /is being written by an import that has it to itself/);
+      writer.exec('ROLLBACK');
+    } finally {
+      writer.close();
+    }
+  }));
+
   test('a failed import alone rolls back and leaves the database in WAL mode, as it was', () => withStoreFile(async (store, path, dir) => {
     await importFixture(store);
     const version = (await store.state()).version;

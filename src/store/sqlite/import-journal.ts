@@ -1,5 +1,6 @@
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { isBusyError } from './busy.js';
+import { sizeNewPages } from './page-size.js';
 
 /**
  * The journal an import writes through. Readers use WAL, so an import never blocks them; but in
@@ -50,12 +51,14 @@ export function returnToWal(db: Database): void {
 }
 
 /**
- * Puts a new connection in WAL mode, as every connection of ours reads and writes. It fails
- * only while an import has the database to itself in rollback mode (after the busy timeout):
- * that is said in so many words rather than as a bare SQLITE_BUSY.
+ * Puts a new connection in WAL mode, as every connection of ours reads and writes, an empty
+ * file's pages sized first (WAL mode fixes them). It fails only while an import has the
+ * database to itself in rollback mode (after the busy timeout): that is said in so many words
+ * rather than as a bare SQLITE_BUSY, also when reading the page count is what waited.
  */
 export function enterWal(db: Database, path: string): void {
   try {
+    sizeNewPages(db);
     db.pragma('journal_mode = WAL');
   } catch (error) {
     if (!isBusyError(error)) throw error;

@@ -14,7 +14,7 @@ export const PAGE_SIZE_BYTES = 16_384;
 
 /**
  * Gives an empty file its page size, whichever command makes it first (an import, `start`,
- * `tokens create`); before WAL mode, which fixes it. A file that holds a database keeps its
+ * `tokens create`: enterWal calls it); before WAL mode, which fixes it. A file that holds a database keeps its
  * own: SQLite changes it only by VACUUM in rollback-journal mode.
  */
 export function sizeNewPages(db: Database): void {

@@ -9,7 +9,6 @@ import type {
   Stamped, StoreLogger, TagQuery, TextMatch,
 } from '../catalog-store.js';
 import { migrate } from './schema.js';
-import { sizeNewPages } from './page-size.js';
 import { SqliteImport } from './writer.js';
 import { checkReadable, enterWal, returnToWal, takeRollbackJournal } from './import-journal.js';
 import {
@@ -154,10 +153,7 @@ export class SqliteCatalogStore implements CatalogStore {
     this.db = new Database(path, { readonly, fileMustExist: readonly });
     try {
       if (readonly) checkReadable(this.db, path);
-      else {
-        sizeNewPages(this.db);
-        enterWal(this.db, path);
-      }
+      else enterWal(this.db, path);
     } catch (error) {
       this.db.close();
       throw error;

@@ -4,7 +4,6 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { isBusyError } from './busy.js';
 import { checkReadable, enterWal } from './import-journal.js';
-import { sizeNewPages } from './page-size.js';
 import { isQuotaWindow } from '../../tokens/quota.js';
 import type { NewToken, TokenCredential, TokenInfo, TokenStore } from '../../tokens/token-store.js';
 
@@ -107,10 +106,7 @@ export class SqliteTokenStore implements TokenStore {
     const db = new Database(path, { readonly, fileMustExist: !options.create });
     try {
       if (readonly) checkReadable(db, path);
-      else {
-        sizeNewPages(db);
-        enterWal(db, path);
-      }
+      else enterWal(db, path);
       // Creating the table may wait as long as the catalogue's own schema check does.
       db.pragma('busy_timeout = 5000');
       const store = new SqliteTokenStore(db, true);
