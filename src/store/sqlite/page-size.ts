@@ -14,8 +14,8 @@ export const PAGE_SIZE_BYTES = 16_384;
 
 /**
  * Gives an empty file its page size, whichever command makes it first (an import, `start`,
- * `tokens create`: enterWal calls it); before WAL mode, which fixes it. A file that holds a database keeps its
- * own: SQLite changes it only by VACUUM in rollback-journal mode.
+ * `tokens create`: enterWal calls it); before WAL mode, which fixes it. A file that holds a
+ * database keeps its own: SQLite changes it only by VACUUM in rollback-journal mode.
  */
 export function sizeNewPages(db: Database): void {
   if ((db.pragma('page_count', { simple: true }) as number) === 0) db.pragma(`page_size = ${PAGE_SIZE_BYTES}`);
