@@ -26,15 +26,23 @@ function fileIsWal(path: string): boolean {
 
 const foodCount = (db: Database.Database): number => db.prepare('SELECT count(*) FROM foods').pluck().get() as number;
 
-/** A catalogue store on a new file, closed and the file removed once `use` is done. */
-async function withStoreFile(use: (store: SqliteCatalogStore, path: string, dir: string) => Promise<void>): Promise<void> {
+/**
+ * A catalogue store on a new file, closed and the file removed once `use` is done; `make`, when
+ * given, creates the file first (another program, another page size).
+ */
+async function withStoreFile(
+  use: (store: SqliteCatalogStore, path: string, dir: string) => Promise<void>,
+  make?: (path: string) => void | Promise<void>,
+): Promise<void> {
   const { dir, cleanup } = tempDir();
   const path = join(dir, 'catalog.db');
-  const store = new SqliteCatalogStore(path);
+  let store: SqliteCatalogStore | undefined;
   try {
+    await make?.(path);
+    store = new SqliteCatalogStore(path);
     await use(store, path, dir);
   } finally {
-    await store.close();
+    await store?.close();
     cleanup();
   }
 }
@@ -167,38 +175,21 @@ describe('the page size of the file', () => {
     }
   }));
 
-  test('a file that `tokens create` makes first gets 16 KiB pages, which the catalogue then keeps', async () => {
-    const { dir, cleanup } = tempDir();
-    const path = join(dir, 'catalog.db');
-    const tokens = SqliteTokenStore.open(path, { create: true });
-    await tokens.close();
-    const store = new SqliteCatalogStore(path);
-    try {
-      await importFixture(store);
-      assert.equal(pageSize(store.connection), PAGE_SIZE_BYTES);
-    } finally {
-      await store.close();
-      cleanup();
-    }
-  });
+  test('a file that `tokens create` makes first gets 16 KiB pages, which the catalogue then keeps', () => withStoreFile(async (store) => {
+    await importFixture(store);
+    assert.equal(pageSize(store.connection), PAGE_SIZE_BYTES);
+  }, (path) => SqliteTokenStore.open(path, { create: true }).close()));
 
-  test('a file made with other pages keeps them: the store opens, imports into and reads it', async () => {
-    const { dir, cleanup } = tempDir();
-    const path = join(dir, 'catalog.db');
+  test('a file made with other pages keeps them: the store opens, imports into and reads it', () => withStoreFile(async (store) => {
+    assert.equal(pageSize(store.connection), 4096);
+    const summary = await importFixture(store);
+    assert.ok(summary.added > 0);
+    assert.equal(pageSize(store.connection), 4096);
+    assert.ok(foodCount(store.connection) > 0);
+  }, (path) => {
     const made = new Database(path);
     made.pragma('page_size = 4096');
     made.pragma('journal_mode = WAL');
     made.close();
-    const store = new SqliteCatalogStore(path);
-    try {
-      assert.equal(pageSize(store.connection), 4096);
-      const summary = await importFixture(store);
-      assert.ok(summary.added > 0);
-      assert.equal(pageSize(store.connection), 4096);
-      assert.ok(foodCount(store.connection) > 0);
-    } finally {
-      await store.close();
-      cleanup();
-    }
-  });
+  }));
 });
