@@ -9,8 +9,8 @@
  * leaves; ~200 tags (0–4 per food); 1–8 servings; some upcs, otherNames and descriptions;
  * 8–22 nutrients. The same seed always writes the same file.
  */
-import { createWriteStream } from 'node:fs';
-import { readFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -120,6 +120,8 @@ export async function generate(options: { foods: number; seed: number; out: Node
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const { values } = parseArgs({ options: { foods: { type: 'string' }, seed: { type: 'string' }, out: { type: 'string' } } });
+  // The bench's cache folder does not exist in a fresh clone.
+  if (values.out) mkdirSync(dirname(values.out), { recursive: true });
   const out = values.out ? createWriteStream(values.out) : process.stdout;
   const foods = Number(values.foods ?? 1_000_000);
   const started = performance.now();
