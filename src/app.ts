@@ -10,7 +10,6 @@ import { SOAP_PATH, soapPlugin } from './soap/plugin.js';
 import { installTurnstile } from './http/turnstile.js';
 import { installCompression } from './http/compression.js';
 import { installCors } from './http/cors.js';
-import { countingQuotaRejections, installMetrics } from './http/metrics.js';
 import { healthRoutes } from './http/readiness.js';
 import { apiDocsRoutes } from './http/api-docs.js';
 import { installRequestIds, requestIdFor } from './http/request-id.js';
@@ -58,11 +57,15 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   if (config.corsOrigins !== undefined) await installCors(app, config.corsOrigins);
   await installCompression(app);
   const cache = new ResponseCache(config.responseCacheBytes);
+  let auth = deps.auth;
   if (config.metricsPort !== undefined) {
+    // Loaded only when metrics are on: prom-client and what it loads were ~100 ms of a worker's
+    // start before it listens (a slow VM, 1,000,000 foods).
+    const { countingQuotaRejections, installMetrics } = await import('./http/metrics.js');
     const counters = (deps.auth as Partial<{ metrics(): AuthMetrics }>).metrics;
     installMetrics(app, { store: deps.store, cache, ...(counters ? { counters: () => counters.call(deps.auth).counters } : {}) });
+    auth = countingQuotaRejections(app, deps.auth);
   }
-  const auth = countingQuotaRejections(app, deps.auth);
 
   // One log line per request (its object is not even built when info lines are off).
   const LOGS_INFO = new Set(['trace', 'debug', 'info']);

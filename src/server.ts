@@ -8,7 +8,6 @@ import type { CatalogStore } from './store/catalog-store.js';
 import { openAuthenticator } from './tokens/open.js';
 import { readOnlyNotice } from './store/sqlite/file-access.js';
 import cluster from 'node:cluster';
-import { listenMetrics, metricsRegistryOf, shareMetricsWithPrimary } from './http/metrics.js';
 import { settlesWithin } from './deadline.js';
 
 export interface RunningServer {
@@ -102,8 +101,10 @@ function drainOnClose(app: FastifyInstance): void {
  * started before the app listens (hooks cannot be added after).
  */
 async function serveMetrics(app: FastifyInstance, config: Config): Promise<void> {
+  if (config.metricsPort === undefined) return;
+  const { listenMetrics, metricsRegistryOf, shareMetricsWithPrimary } = await import('./http/metrics.js');
   const registry = metricsRegistryOf(app);
-  if (registry === undefined || config.metricsPort === undefined) return;
+  if (registry === undefined) return;
   if (cluster.isWorker) {
     shareMetricsWithPrimary(registry);
     return;
