@@ -108,26 +108,23 @@ export class SearchEngine {
   constructor(readonly index: SearchIndex, readonly synonyms: Synonyms) {}
 
   /**
-   * Loads what the first searches would otherwise wait for: the name places, and the postings
-   * of the commonest groups up to WARM_POSTINGS_BYTES, with their bitmaps (nearly
-   * every multi-word search has a common word; at 1,000,000 foods 'and' alone is ~600,000
-   * postings, ~40 ms to read and prepare), then the bound orders (`orderSteps`), at once.
+   * Makes what the first searches would otherwise wait for, at once (`warmSteps`): the bench's
+   * in-process tools and tests.
    */
   warm(): void {
     finished(this.warmSteps());
   }
 
-  /** `warm`'s first part, what a server does before it listens: the name places and the commonest postings. */
-  warmLists(): void {
-    finished(this.listSteps());
-  }
-
   /**
-   * `warm` in steps, a list or a part of an order each: what a store takes in turns for a
-   * catalogue version it switches to while it serves (an import's). Without them, the first
-   * searches of the new version loaded the lists and made the orders they needed at once: at
-   * 1,000,000 foods on a slow VM the first search after an import took ~0.5 s and the next
-   * ones up to ~0.1 s each.
+   * What the first searches would otherwise wait for, in steps, a list or a part of an order
+   * each, which a server takes in turns once it listens (store/warm-searches.ts), and a store
+   * for a catalogue version it switches to while it serves (an import's): the name places and
+   * the postings of the commonest groups up to WARM_POSTINGS_BYTES, with their bitmaps (nearly
+   * every multi-word search has a common word; at 1,000,000 foods 'and' alone is ~600,000
+   * postings, ~40 ms to read and prepare), then the bound orders (`orderSteps`). Without them,
+   * the first searches loaded the lists and made the orders they needed at once: at 1,000,000
+   * foods on a slow VM the first search after an import took ~0.5 s and the next ones up to
+   * ~0.1 s each.
    */
   *warmSteps(): Generator<void, void, void> {
     yield* this.listSteps();
@@ -148,13 +145,13 @@ export class SearchEngine {
   }
 
   /**
-   * `warm`'s second part, in steps of about a millisecond, which a server takes in turns once it
-   * listens (store/warm-searches.ts): the bound orders of one to three words (bound-first.ts;
+   * `warmSteps`' second part, in steps of about a millisecond: the bound orders of one to three words (bound-first.ts;
    * words that one word of a food may match all, `cheddar ch*`, share the order of their count),
    * 20-140 ms each to make at 1,000,000 foods (by the machine's state), 1.5 MiB each to keep (the
    * best 131,072 foods' rids, every food's bound in a byte). Made before the server listened,
    * they were ~40 % of its start (0.49 of 1.22 s of the worker's CPU on a slow VM); a search
-   * that needs one before it is made makes it at once.
+   * that needs one before it is made makes it at once. `listSteps` were made before it listened
+   * until they too moved here: ~0.2 s of a worker's start on a slow VM.
    */
   *orderSteps(): Generator<void, void, void> {
     for (const together of [[1], [2], [1, 1], [1, 1, 1], [2, 1]]) {

@@ -155,7 +155,7 @@ export interface CatalogHealth extends CatalogState {
    */
   readonly filePages?: 'reading' | 'read' | 'by use';
   /**
-   * Whether the process has made its search engine's bound orders and answered searches of its
+   * Whether the process has made its search engine's lists and bound orders and answered searches of its
    * own catalogue since it listened, so that V8 compiled the search code before requests need
    * it (src/store/warm-searches.ts): `searching`, then `done`; `off` (FOODLOOKUP_WARM_SEARCHES=0)
    * or `stopped` (the store closed, or a search failed). Absent before the server listens.

@@ -67,8 +67,8 @@ export interface SearchWarmUpSource {
   sampleNames(count: number): Promise<readonly string[]>;
   /** Whether the store still answers (false once it closed: the warm-up stops). */
   isOpen(): boolean;
-  /** The search engine's work to take in turns before the searches: its bound orders (engine.ts `orderSteps`). */
-  orderSteps?(): Promise<Iterator<unknown>>;
+  /** The search engine's work to take in turns before the searches: its commonest lists and bound orders (engine.ts `warmSteps`). */
+  engineSteps?(): Promise<Iterator<unknown>>;
 }
 
 /** The searches a server asks itself: `count` of them, made of the names `sampleNames` gives (none when they make none; asked again, round, when they make fewer). */
@@ -101,8 +101,8 @@ export async function warmSearches(reader: Pick<CatalogReader, 'foodsJson'>, sou
 /**
  * A store's warm-up, started once the server listens, and where it stands (`state`, for GET
  * /readyz): `searching`, then `done`; `off` when the setting is 0; `stopped` when the store
- * closed first or a search failed (logged). It first takes the engine's bound orders in turns
- * (`source.orderSteps`, made also when the searches are off), then waits for `before` (SQLite:
+ * closed first or a search failed (logged). It first takes the engine's lists and bound orders
+ * in turns (`source.engineSteps`, made also when the searches are off), then waits for `before` (SQLite:
  * its read of the file's pages ahead, which the searches would otherwise do themselves, by
  * page faults), then asks the searches.
  */
@@ -121,10 +121,10 @@ export class SearchWarmUp {
 
   private async run(reader: Pick<CatalogReader, 'foodsJson'>, source: SearchWarmUpSource, log: () => StoreLogger | undefined, count: number, before: Promise<unknown>): Promise<'done' | 'stopped'> {
     const started = performance.now();
-    const steps = await source.orderSteps?.();
+    const steps = await source.engineSteps?.();
     if (steps !== undefined) {
       if ((await inTurns(steps, () => source.isOpen())) === undefined) return 'stopped';
-      log()?.info({ ms: Math.round(performance.now() - started) }, "made the search engine's bound orders, in turns, once it listened");
+      log()?.info({ ms: Math.round(performance.now() - started) }, "loaded the search engine's commonest lists and made its bound orders, in turns, once it listened");
     }
     await before;
     if (count === 0) return 'done';

@@ -20,7 +20,7 @@ import type { FoodQuery, Page } from '../../src/store/catalog-store.js';
  */
 
 const SAID = 'answered searches of its own catalogue';
-const ORDERS = "made the search engine's bound orders";
+const ORDERS = "loaded the search engine's commonest lists and made its bound orders";
 
 /** The log is written asynchronously: a line may come after /readyz's answer. */
 async function logLine(server: ServeProcess, text: string): Promise<string> {
@@ -49,14 +49,14 @@ async function warmUpState(server: ServeProcess, until: (state: string | undefin
 forEachStore((kind) => {
   const fixture = fixtureDatabase(kind);
 
-  test('a new server makes its bound orders, then answers 3,000 searches of its own once it listens, and says so in its log and on /readyz', async () => {
+  test('a new server loads its commonest lists and makes its bound orders, then answers 3,000 searches of its own once it listens, and says so in its log and on /readyz', async () => {
     const server = await spawnServe(fixture.store);
     try {
       assert.equal(await warmUpState(server, (state) => state !== undefined && state !== 'searching'), 'done');
       const line = await logLine(server, SAID);
       assert.equal((JSON.parse(line) as { searches: number }).searches, 3000);
       const orders = await logLine(server, ORDERS);
-      assert.ok(server.stdout().indexOf(orders) < server.stdout().indexOf(line), 'the orders first');
+      assert.ok(server.stdout().indexOf(orders) < server.stdout().indexOf(line), 'the lists and orders first');
       assert.ok(server.stdout().indexOf(orders) > server.stdout().indexOf('listening on'), 'once it listened');
     } finally {
       assert.equal(await server.stop(), 0);
@@ -78,7 +78,7 @@ forEachStore((kind) => {
     assert.ok(!server.stdout().includes(SAID));
   });
 
-  test('FOODLOOKUP_WARM_SEARCHES=0 asks none, and the bound orders are still made', async () => {
+  test('FOODLOOKUP_WARM_SEARCHES=0 asks none, and the lists and bound orders are still made', async () => {
     const server = await spawnServe(fixture.store, { FOODLOOKUP_WARM_SEARCHES: '0' });
     try {
       assert.equal(await warmUpState(server, (state) => state !== undefined), 'off');
@@ -168,7 +168,7 @@ test('a search that fails stops the warm-up, said in the log; the names come fro
   assert.equal(new SearchWarmUp(failing, { sampleNames: () => Promise.resolve(['Brie']), isOpen: () => true }, () => undefined, 0).state, 'off');
 });
 
-test("the engine's bound orders are taken in turns before the searches, and a store closed meanwhile stops them", async () => {
+test("the engine's lists and bound orders are taken in turns before the searches, and a store closed meanwhile stops them", async () => {
   const events: string[] = [];
   const served = { foodsJson: (query: FoodQuery): Promise<Page<string>> => {
     events.push(`search ${query.match?.query ?? ''}`);
@@ -176,23 +176,23 @@ test("the engine's bound orders are taken in turns before the searches, and a st
   } };
   let open = true;
   let taken = 0;
-  function* orderSteps(): Generator<void, void, void> {
+  function* engineSteps(): Generator<void, void, void> {
     for (; taken < 50; taken++) {
       // Each step ~0.2 ms: the turns of ~1 ms take several, and the event loop runs between them.
       for (const started = performance.now(); performance.now() - started < 0.2;);
       yield;
     }
-    events.push('orders made');
+    events.push('engine warmed');
   }
   let between = 0;
   const ticker = setInterval(() => between++, 0);
   try {
-    const warmUp = new SearchWarmUp(served, { sampleNames: () => Promise.resolve(['Brie']), isOpen: () => open, orderSteps: () => Promise.resolve(orderSteps()) },
+    const warmUp = new SearchWarmUp(served, { sampleNames: () => Promise.resolve(['Brie']), isOpen: () => open, engineSteps: () => Promise.resolve(engineSteps()) },
       () => undefined, 2, new Promise((resolve) => setTimeout(resolve, 5)).then(() => events.push('pages read')));
     for (let waited = 0; warmUp.state === 'searching' && waited < 5000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
     assert.equal(warmUp.state, 'done');
-    // The searches wait for both: the orders, taken in turns, and the pages read meanwhile.
-    assert.deepEqual([...events.slice(0, 2)].sort(), ['orders made', 'pages read']);
+    // The searches wait for both: the engine's steps, taken in turns, and the pages read meanwhile.
+    assert.deepEqual([...events.slice(0, 2)].sort(), ['engine warmed', 'pages read']);
     assert.deepEqual(events.slice(2), ['search brie', 'search bri*']);
     assert.ok(between > 1, `timers ran between the turns (${between})`);
   } finally {
@@ -201,8 +201,8 @@ test("the engine's bound orders are taken in turns before the searches, and a st
 
   events.length = 0;
   taken = 0;
-  const stopped = new SearchWarmUp(served, { sampleNames: () => Promise.resolve(['Brie']), isOpen: () => open, orderSteps: () => Promise.resolve(orderSteps()) }, () => undefined, 0);
-  assert.equal(stopped.state, 'off', 'searches off: the orders are still made');
+  const stopped = new SearchWarmUp(served, { sampleNames: () => Promise.resolve(['Brie']), isOpen: () => open, engineSteps: () => Promise.resolve(engineSteps()) }, () => undefined, 0);
+  assert.equal(stopped.state, 'off', "searches off: the engine's steps are still taken");
   await new Promise((resolve) => setTimeout(resolve, 2));
   open = false;
   for (let waited = 0; taken < 50 && waited < 200; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));

@@ -426,15 +426,15 @@ export class PostgresCatalogStore implements CatalogStore {
   }
 
   async warm(): Promise<void> {
-    (await this.ready()).engine.warmLists();
+    await this.ready();
   }
 
-  /** Once the server listens, in turns: the search engine's bound orders, then searches of its own, so that V8 compiles the search code first (warm-searches.ts). */
+  /** Once the server listens, in turns: the search engine's commonest lists and bound orders, then searches of its own, so that V8 compiles the search code first (warm-searches.ts). */
   listening(): void {
     this.warmUp ??= new SearchWarmUp(this, {
       sampleNames: (count) => this.sampleNames(count),
       isOpen: () => !this.closed,
-      orderSteps: async () => (await this.ready()).engine.orderSteps(),
+      engineSteps: async () => (await this.ready()).engine.warmSteps(),
     }, () => this.logger);
   }
 
