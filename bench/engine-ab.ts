@@ -11,7 +11,7 @@
  * server's); later rounds ask them again (steady state). `--before-db` gives the earlier build
  * its own database (e.g. one of an older schema). `--env-a`/`--env-b` (JSON objects) set
  * environment variables before each build's block, to compare two settings of one build
- * (`--before dist`). Each build warms up as `serve` does before it listens.
+ * (`--before dist`). Each build warms up as `serve` does, before and once it listens.
  */
 import Database from 'better-sqlite3';
 import { resolve } from 'node:path';

@@ -10,9 +10,9 @@
  * instead of the wall clock: on a shared machine, time spent waiting for a core is not counted.
  * --best-of K answers each query K times in a row and keeps the least time: the engine's
  * steady work, without the first loads and with fewer of a shared machine's bursts.
- * --warm runs the server's warm-up first: `SearchEngine.warm` (the lists `serve` loads before it
- * listens and the bound orders it makes once it listens), then the searches of its own a server
- * answers once it listens (store/warm-searches.ts), through the engine alone. Without those the
+ * --warm runs the server's warm-up first: `SearchEngine.warm` (the commonest lists and the bound
+ * orders `serve` takes in turns once it listens), then the searches of its own a server answers
+ * after them (store/warm-searches.ts), through the engine alone. Without those the
  * engine's loops run in the interpreter for the first queries: a scenario's slowest queries and
  * its p99 were then mostly V8 compiling them (`and pre*` 10-28 ms there, ~2 ms once compiled).
  * For repeatable comparisons, run one scenario under
