@@ -145,13 +145,13 @@ export class SearchEngine {
   }
 
   /**
-   * `warmSteps`' second part, in steps of about a millisecond: the bound orders of one to three words (bound-first.ts;
-   * words that one word of a food may match all, `cheddar ch*`, share the order of their count),
-   * 20-140 ms each to make at 1,000,000 foods (by the machine's state), 1.5 MiB each to keep (the
-   * best 131,072 foods' rids, every food's bound in a byte). Made before the server listened,
-   * they were ~40 % of its start (0.49 of 1.22 s of the worker's CPU on a slow VM); a search
-   * that needs one before it is made makes it at once. `listSteps` were made before it listened
-   * until they too moved here: ~0.2 s of a worker's start on a slow VM.
+   * `warmSteps`' second part, in steps of about a millisecond: the bound orders of one to three
+   * words (bound-first.ts; words that one word of a food may match all, `cheddar ch*`, share the
+   * order of their count), 20-140 ms each to make at 1,000,000 foods (by the machine's state),
+   * 1.5 MiB each to keep (the best 131,072 foods' rids, every food's bound in a byte). Made
+   * before the server listened, they were ~40 % of its start (0.49 of 1.22 s of the worker's CPU
+   * on a slow VM); the lists before them (`listSteps`) another ~0.2 s. A search that needs an
+   * order before it is made makes it at once.
    */
   *orderSteps(): Generator<void, void, void> {
     for (const together of [[1], [2], [1, 1], [1, 1, 1], [2, 1]]) {

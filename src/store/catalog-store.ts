@@ -155,9 +155,9 @@ export interface CatalogHealth extends CatalogState {
    */
   readonly filePages?: 'reading' | 'read' | 'by use';
   /**
-   * Whether the process has made its search engine's lists and bound orders and answered searches of its
-   * own catalogue since it listened, so that V8 compiled the search code before requests need
-   * it (src/store/warm-searches.ts): `searching`, then `done`; `off` (FOODLOOKUP_WARM_SEARCHES=0)
+   * Whether the process has loaded its search engine's commonest lists, made its bound orders and
+   * answered searches of its own catalogue since it listened, so that V8 compiled the search code
+   * before requests need it (src/store/warm-searches.ts): `searching`, then `done`; `off` (FOODLOOKUP_WARM_SEARCHES=0)
    * or `stopped` (the store closed, or a search failed). Absent before the server listens.
    */
   readonly searchWarmUp?: 'searching' | 'done' | 'off' | 'stopped';
