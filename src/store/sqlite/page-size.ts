@@ -2,13 +2,11 @@ import type { Database } from 'better-sqlite3';
 
 /**
  * A new file's page size in bytes (SQLite's default is 4 KiB). The foods table takes ~1.3 KB
- * a food at 1,000,000 foods (the stored JSON ~730 bytes): larger pages hold more rows with less
- * slack, and the import's writer splits, journals and reads fewer of them, also in its five
- * index builds, each a scan of the whole table (writer.ts). Alternated CLI imports of
- * 1,000,000 foods took 58.3, 58.6, 63.6, 71.1, 58.9 s at 16 KiB against 66.6, 67.8, 66.7,
- * 68.5, 86.9 at 4 KiB (8 KiB 64.8, 59.5; 32 KiB 61.6; 64 KiB 64.9); the file is 1,831 MiB
- * instead of 1,976, further under the 2 GiB a server maps (page-map.ts). Searches and reads
- * by id were within the spread (bench/README.md).
+ * a food at 1,000,000 foods: larger pages hold more rows with less slack, and the import's
+ * writer splits, journals and reads fewer of them, also in its five index builds, each a scan
+ * of the whole table (writer.ts). At 1,000,000 foods imports took ~13 % less time than with 4
+ * KiB pages (8, 32 and 64 KiB no better) and the file stays further under the 2 GiB a server
+ * maps (page-map.ts); searches were within the spread (bench/README.md, "Kept").
  */
 export const PAGE_SIZE_BYTES = 16_384;
 
