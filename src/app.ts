@@ -81,8 +81,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   // type-ahead after words at c=64 answered 4-7 % more a second (alternated pairs and partial
   // runs), no latency target of any scenario worse in whole runs; a cold burst of 64
   // connections' first answers p99 261 ms against 306 with 2 ms turns (`git log -p bench/README.md`).
-  const turnMicros = envInteger('FOODLOOKUP_TURN_US', 0, 4000);
-  if (turnMicros > 0) installTurnstile(app, turnMicros / 1000);
+  // 6 ms once the connections are open, 4 at most while they arrive (turnstile.ts).
+  const turnMicros = envInteger('FOODLOOKUP_TURN_US', 0, 6000);
+  if (turnMicros > 0) installTurnstile(app, turnMicros / 1000, Math.min(turnMicros, 4000) / 1000);
 
   healthRoutes(app, deps.store);
   apiDocsRoutes(app);

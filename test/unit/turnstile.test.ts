@@ -6,14 +6,14 @@ import { request as httpRequest, Agent } from 'node:http';
 import { setImmediate as loopComesRound } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import Fastify from 'fastify';
-import { Turnstile, installTurnstile } from '../../src/http/turnstile.js';
+import { ARRIVING_MS, Turnstile, installTurnstile } from '../../src/http/turnstile.js';
 import { ROOT } from '../helpers/paths.js';
 
 /**
  * A clock the test moves, and requests that work as a route handler does: after the release,
  * in a microtask (the handler awaits the catalogue state first), moving the clock.
  */
-function harness(turnMs: number): {
+function harness(turnMs: number, arrivingTurnMs = turnMs): {
   turnstile: Turnstile;
   ran: string[];
   request: (name: string, ms: number) => void;
@@ -23,7 +23,7 @@ function harness(turnMs: number): {
   nextSocket: () => Promise<void>;
 } {
   let t = 1000;
-  const turnstile = new Turnstile(turnMs, () => t);
+  const turnstile = new Turnstile(turnMs, () => t, arrivingTurnMs);
   const ran: string[] = [];
   const request = (name: string, ms: number): void => turnstile.pass(() => queueMicrotask(() => {
     ran.push(name);
@@ -119,6 +119,39 @@ test('turnstile: while connections are being accepted, waiting requests are held
   await loopComesRound();
   assert.deepEqual(ran, ['a', 'b', 'c']);
   assert.equal(turnstile.queued, 0);
+});
+
+test('turnstile: turns are shorter while connections arrive, and for ARRIVING_MS after the last one; the hold lasts a shorter turn', async () => {
+  const { turnstile, ran, request, advance, nextSocket } = harness(3, 2);
+  // No connection accepted yet: a 3 ms turn holds three 1 ms requests.
+  for (const name of ['a', 'b', 'c', 'd']) {
+    request(name, 1);
+    await nextSocket();
+  }
+  assert.deepEqual(ran, ['a', 'b', 'c']);
+
+  // Connections arriving: held for 2 ms (not 3), then a 2 ms turn.
+  turnstile.connectionAccepted();
+  await loopComesRound();
+  turnstile.connectionAccepted();
+  advance(2);
+  await loopComesRound();
+  assert.deepEqual(ran, ['a', 'b', 'c', 'd'], 'released after a hold of the shorter turn');
+  for (const name of ['e', 'f']) {
+    request(name, 1);
+    await nextSocket();
+  }
+  assert.deepEqual(ran.slice(4), ['e'], 'a 2 ms turn: d and e');
+
+  // ARRIVING_MS after the last connection, turns are 3 ms again.
+  advance(ARRIVING_MS);
+  await loopComesRound();
+  for (const name of ['g', 'h', 'i']) {
+    request(name, 1);
+    await nextSocket();
+  }
+  assert.deepEqual(ran.slice(5), ['f', 'g', 'h']);
+  assert.equal(turnstile.queued, 1);
 });
 
 test('turnstile: a check with no connection accepted since the last releases at once, however many came before', async () => {
