@@ -1,5 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 
+/** How long after a connection was accepted more are taken to be arriving (a client opening its pool). */
+export const ARRIVING_MS = 100;
+
 /**
  * Lets requests through in turns of a few milliseconds, yielding to the event loop between
  * turns, first come first served. A request's synchronous work (SQLite answers inside the call;
@@ -40,9 +43,6 @@ import type { FastifyInstance } from 'fastify';
  * with 4 ms throughout (three alternated pairs), a burst's first answers as with 4 ms; 6 ms
  * throughout had made their maximum ~12 ms slower at the median (bench/connections.ts, five pairs).
  */
-/** How long after a connection was accepted more are taken to be arriving (a client opening its pool). */
-export const ARRIVING_MS = 100;
-
 export class Turnstile {
   private turnEnds = Number.NEGATIVE_INFINITY;
   /** A connection was accepted since the last check. */
