@@ -153,7 +153,7 @@ export class SearchEngine {
    * on a slow VM); the lists before them (`listSteps`) another ~0.2 s. A search that needs an
    * order before it is made makes it at once.
    */
-  *orderSteps(): Generator<void, void, void> {
+  private *orderSteps(): Generator<void, void, void> {
     for (const together of [[1], [2], [1, 1], [1, 1, 1], [2, 1]]) {
       const units = together.reduce((sum, size) => sum + size, 0);
       yield* boundOrderSteps(this.index, { units, named: units, placed: { together, mostOffset: [] } });

@@ -1,6 +1,7 @@
 import { envInteger } from '../config.js';
 import { textWords } from '../domain/text.js';
 import { foodListRequest } from '../query/requests.js';
+import type { SearchEngine } from '../search/engine.js';
 import type { CatalogHealth, CatalogReader, StoreLogger } from './catalog-store.js';
 import { inTurns } from './turns.js';
 
@@ -62,13 +63,16 @@ export interface SearchWarmUpDone {
   readonly ms: number;
 }
 
+/** What the warm-up asks of the search engine: its steps, and the lists it then holds (for the log). */
+export type WarmedEngine = Pick<SearchEngine, 'warmSteps'> & { readonly index: { readonly listsHeld: number } };
+
 export interface SearchWarmUpSource {
   /** Up to `count` food names spread over the catalogue. */
   sampleNames(count: number): Promise<readonly string[]>;
   /** Whether the store still answers (false once it closed: the warm-up stops). */
   isOpen(): boolean;
-  /** The search engine's work to take in turns before the searches: its commonest lists and bound orders (engine.ts `warmSteps`). */
-  engineSteps?(): Promise<Iterator<unknown>>;
+  /** The search engine whose work is taken in turns before the searches: its commonest lists and bound orders (engine.ts `warmSteps`). */
+  engine?(): Promise<WarmedEngine>;
 }
 
 /** The searches a server asks itself: `count` of them, made of the names `sampleNames` gives (none when they make none; asked again, round, when they make fewer). */
@@ -102,7 +106,7 @@ export async function warmSearches(reader: Pick<CatalogReader, 'foodsJson'>, sou
  * A store's warm-up, started once the server listens, and where it stands (`state`, for GET
  * /readyz): `searching`, then `done`; `off` when the setting is 0; `stopped` when the store
  * closed first or a search failed (logged). It first takes the engine's lists and bound orders
- * in turns (`source.engineSteps`, made also when the searches are off), then waits for `before` (SQLite:
+ * in turns (`source.engine`, made also when the searches are off), then waits for `before` (SQLite:
  * its read of the file's pages ahead, which the searches would otherwise do themselves, by
  * page faults), then asks the searches.
  */
@@ -121,10 +125,11 @@ export class SearchWarmUp {
 
   private async run(reader: Pick<CatalogReader, 'foodsJson'>, source: SearchWarmUpSource, log: () => StoreLogger | undefined, count: number, before: Promise<unknown>): Promise<'done' | 'stopped'> {
     const started = performance.now();
-    const steps = await source.engineSteps?.();
-    if (steps !== undefined) {
-      if ((await inTurns(steps, () => source.isOpen())) === undefined) return 'stopped';
-      log()?.info({ ms: Math.round(performance.now() - started) }, "loaded the search engine's commonest lists and made its bound orders, in turns, once it listened");
+    const engine = await source.engine?.();
+    if (engine !== undefined) {
+      if ((await inTurns(engine.warmSteps(), () => source.isOpen())) === undefined) return 'stopped';
+      log()?.info({ ms: Math.round(performance.now() - started), listBytes: engine.index.listsHeld },
+        "loaded the search engine's commonest lists and made its bound orders, in turns, once it listened");
     }
     await before;
     if (count === 0) return 'done';

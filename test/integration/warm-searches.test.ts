@@ -82,7 +82,8 @@ forEachStore((kind) => {
     const server = await spawnServe(fixture.store, { FOODLOOKUP_WARM_SEARCHES: '0' });
     try {
       assert.equal(await warmUpState(server, (state) => state !== undefined), 'off');
-      await logLine(server, ORDERS);
+      // No search of its own loaded them: the engine's steps did.
+      assert.ok((JSON.parse(await logLine(server, ORDERS)) as { listBytes: number }).listBytes > 0, server.stdout());
       assert.ok(!server.stdout().includes(SAID), server.stdout());
     } finally {
       assert.equal(await server.stop(), 0);
@@ -187,7 +188,7 @@ test("the engine's lists and bound orders are taken in turns before the searches
   let between = 0;
   const ticker = setInterval(() => between++, 0);
   try {
-    const warmUp = new SearchWarmUp(served, { sampleNames: () => Promise.resolve(['Brie']), isOpen: () => open, engineSteps: () => Promise.resolve(engineSteps()) },
+    const warmUp = new SearchWarmUp(served, { sampleNames: () => Promise.resolve(['Brie']), isOpen: () => open, engine: () => Promise.resolve({ warmSteps: engineSteps, index: { listsHeld: 0 } }) },
       () => undefined, 2, new Promise((resolve) => setTimeout(resolve, 5)).then(() => events.push('pages read')));
     for (let waited = 0; warmUp.state === 'searching' && waited < 5000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
     assert.equal(warmUp.state, 'done');
@@ -201,7 +202,7 @@ test("the engine's lists and bound orders are taken in turns before the searches
 
   events.length = 0;
   taken = 0;
-  const stopped = new SearchWarmUp(served, { sampleNames: () => Promise.resolve(['Brie']), isOpen: () => open, engineSteps: () => Promise.resolve(engineSteps()) }, () => undefined, 0);
+  const stopped = new SearchWarmUp(served, { sampleNames: () => Promise.resolve(['Brie']), isOpen: () => open, engine: () => Promise.resolve({ warmSteps: engineSteps, index: { listsHeld: 0 } }) }, () => undefined, 0);
   assert.equal(stopped.state, 'off', "searches off: the engine's steps are still taken");
   await new Promise((resolve) => setTimeout(resolve, 2));
   open = false;

@@ -434,7 +434,7 @@ export class PostgresCatalogStore implements CatalogStore {
     this.warmUp ??= new SearchWarmUp(this, {
       sampleNames: (count) => this.sampleNames(count),
       isOpen: () => !this.closed,
-      engineSteps: async () => (await this.ready()).engine.warmSteps(),
+      engine: async () => (await this.ready()).engine,
     }, () => this.logger);
   }
 

@@ -311,7 +311,7 @@ export class SqliteCatalogStore implements CatalogStore {
     this.warmUp = new SearchWarmUp(this, {
       sampleNames: (count) => Promise.resolve(this.sampleNames(count)),
       isOpen: () => this.db.open,
-      engineSteps: () => Promise.resolve(this.search().foods.warmSteps()),
+      engine: () => Promise.resolve(this.search().foods),
     }, () => this.logger, undefined, pages);
   }
 
