@@ -42,8 +42,19 @@ export function mapForReading(db: Db): void {
   db.pragma(`mmap_size = ${MAX_MMAP_BYTES}`);
 }
 
+/**
+ * Foods' `columns` (after their rid) by a JSON array of rids, a row per element. The array
+ * drives (CROSS JOIN keeps it the outer loop) and each rid is a rowid lookup: `rid IN (SELECT
+ * value FROM json_each(?))` first copied the rids into a temporary index, and with 8 MiB of
+ * other memory read between two pages, as a search's lists are in a server, a page of 20 took
+ * 15-18 % more CPU so (three alternated rounds at 1,000,000 foods).
+ */
+function rowsByRid(columns: string): string {
+  return `SELECT f.rid, ${columns} FROM json_each(?) j CROSS JOIN foods f ON f.rid = j.value`;
+}
+
 /** A search page's foods as JSON columns, by a JSON array of rids (any order): the read every search's page makes. */
-export const FOOD_JSON_BY_RID_SQL = `SELECT f.rid, ${FOOD_JSON_COLUMNS} FROM foods f WHERE f.rid IN (SELECT value FROM json_each(?))`;
+export const FOOD_JSON_BY_RID_SQL = rowsByRid(FOOD_JSON_COLUMNS);
 
 /** The dictionary of a version, with the lookups SQLite answers from its tables. */
 class Dictionary extends CatalogDictionary implements RecordRids {
@@ -175,8 +186,8 @@ export class SqliteCatalogStore implements CatalogStore {
     // then the revision index is never probed.
     this.foodById = this.db.prepare(`SELECT ${FOOD_COLUMNS} FROM foods f WHERE f.id = ?`);
     this.foodByRevision = this.db.prepare(`SELECT ${FOOD_COLUMNS} FROM foods f WHERE f.revision_id = ?`);
-    this.foodsByRid = this.db.prepare<[string], FoodValues>(`SELECT f.rid, ${FOOD_COLUMNS} FROM foods f WHERE f.rid IN (SELECT value FROM json_each(?))`).raw();
-    this.foodHeadsByRid = this.db.prepare<[string], FoodValues>(`SELECT f.rid, ${FOOD_HEAD_COLUMNS} FROM foods f WHERE f.rid IN (SELECT value FROM json_each(?))`).raw();
+    this.foodsByRid = this.db.prepare<[string], FoodValues>(rowsByRid(FOOD_COLUMNS)).raw();
+    this.foodHeadsByRid = this.db.prepare<[string], FoodValues>(rowsByRid(FOOD_HEAD_COLUMNS)).raw();
     this.foodJsonByRid = this.db.prepare<[string], FoodJsonValues>(FOOD_JSON_BY_RID_SQL).raw();
     this.firstFrom = this.db.prepare<[string], number>('SELECT rid FROM foods WHERE name_key >= ? ORDER BY name_key, id LIMIT 1').pluck();
   }
