@@ -7,7 +7,7 @@ import { readCatalog } from '../../src/importers/catalog/reader.js';
 import { ImportFailed, runImport } from '../../src/importers/run-import.js';
 import { SqliteCatalogStore } from '../../src/store/sqlite/store.js';
 import { SqliteTokenStore } from '../../src/store/sqlite/token-store.js';
-import { returnToWal, takeRollbackJournal } from '../../src/store/sqlite/import-journal.js';
+import { enterWal, restInRollbackMode, returnToWal, takeRollbackJournal } from '../../src/store/sqlite/import-journal.js';
 import { PAGE_SIZE_BYTES } from '../../src/store/sqlite/page-size.js';
 import { fixturePath, tempDir } from '../helpers/paths.js';
 import { fixtureCatalog } from '../helpers/fixture-catalog.js';
@@ -96,6 +96,47 @@ describe('the journal an import writes through', () => {
     const again = new SqliteCatalogStore(path, { readonly: true });
     assert.ok((await again.state()).version > 0);
     await again.close();
+  }));
+
+  // Two replicas (or workers) opening a file at rest at the same moment both switch it to WAL;
+  // SQLite answers the one that meets the other's switch with SQLITE_BUSY at once, without its
+  // busy timeout. Reproduced here by a real connection whose first two switches are answered so.
+  test('a connection that meets another one switching the file to WAL tries again, and serves in WAL', () => withStoreFile(async (store, path) => {
+    await importFixture(store);
+    await store.close();
+    restInRollbackMode(path);
+    assert.equal(fileIsWal(path), false);
+    const db = new Database(path);
+    try {
+      let refused = 0;
+      const meetsAnother = new Proxy(db, {
+        get(target, key) {
+          if (key !== 'pragma') return Reflect.get(target, key, target) as unknown;
+          return (source: string, options?: Database.PragmaOptions) => {
+            if (source === 'journal_mode = WAL' && refused < 2) {
+              refused++;
+              throw new Database.SqliteError('database is locked', 'SQLITE_BUSY');
+            }
+            return target.pragma(source, options);
+          };
+        },
+      });
+      enterWal(meetsAnother, path);
+      assert.equal(refused, 2);
+      assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
+      assert.ok(fileIsWal(path));
+      // Refused throughout, it gives up after its retries with the import's message.
+      const alwaysBusy = new Proxy(db, {
+        get: (target, key) => key === 'pragma'
+          ? () => { throw new Database.SqliteError('database is locked', 'SQLITE_BUSY'); }
+          : Reflect.get(target, key, target) as unknown,
+      });
+      const started = performance.now();
+      assert.throws(() => enterWal(alwaysBusy, path, 60), /is being written by an import that has it to itself/);
+      assert.ok(performance.now() - started >= 30, 'it waited before giving up');
+    } finally {
+      db.close();
+    }
   }));
 
   // A large import spills its cache and holds the file's exclusive lock: then even reading the

@@ -51,19 +51,37 @@ export function returnToWal(db: Database): void {
 }
 
 /**
+ * How long a new connection keeps trying to enter WAL while the file is busy. Two processes
+ * opening a database at rest (rollback mode) at the same moment, two replicas or two workers,
+ * both switch it to WAL, and SQLite answers the one that finds the other mid-switch with
+ * SQLITE_BUSY at once, without its busy timeout (it would otherwise deadlock): that one tries
+ * again, and finds the file in WAL. An import that has the file to itself holds it far longer.
+ */
+export const ENTER_WAL_RETRY_MS = 1000;
+
+/**
  * Puts a new connection in WAL mode, as every connection of ours reads and writes, an empty
  * file's pages sized first (WAL mode fixes them). It fails only while an import has the
- * database to itself in rollback mode (after the busy timeout): that is said in so many words
- * rather than as a bare SQLITE_BUSY, also when reading the page count is what waited.
+ * database to itself in rollback mode (after `retryMs`, or the busy timeout when one wait
+ * lasts longer): that is said in so many words rather than as a bare SQLITE_BUSY, also when
+ * reading the page count is what waited.
  */
-export function enterWal(db: Database, path: string): void {
-  try {
-    sizeNewPages(db);
-    db.pragma('journal_mode = WAL');
-  } catch (error) {
-    if (!isBusyError(error)) throw error;
-    throw new Error(`${path} is being written by an import that has it to itself (no server had it open when the import began); ` +
-      'open it once the import has finished. A server started before an import keeps serving during it.');
+export function enterWal(db: Database, path: string, retryMs = ENTER_WAL_RETRY_MS): void {
+  const deadline = performance.now() + retryMs;
+  for (let pause = 5; ; pause = Math.min(2 * pause, 100)) {
+    try {
+      sizeNewPages(db);
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (error) {
+      if (!isBusyError(error)) throw error;
+      if (performance.now() + pause > deadline) {
+        throw new Error(`${path} is being written by an import that has it to itself (no server had it open when the import began); ` +
+          'open it once the import has finished. A server started before an import keeps serving during it.');
+      }
+    }
+    // Synchronous, as the connection's own busy timeout waits: stores are opened synchronously.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, pause);
   }
 }
 
