@@ -132,3 +132,17 @@ export function spawnServe(
     });
   });
 }
+
+/**
+ * `count` servers started together (replicas of one store); should one not start, those that
+ * did are stopped before the error is thrown, rather than left running to hold the test's
+ * process open until its timeout.
+ */
+export async function spawnServes(count: number, db: string | TestStore, env: Record<string, string> = {}): Promise<ServeProcess[]> {
+  const started = await Promise.allSettled(Array.from({ length: count }, () => spawnServe(db, env)));
+  const servers = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed === undefined) return servers;
+  await Promise.all(servers.map((server) => server.stop()));
+  throw failed.reason;
+}

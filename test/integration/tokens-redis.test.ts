@@ -5,7 +5,7 @@ import { createClient } from 'redis';
 import { importInto, runCli } from '../helpers/cli.js';
 import { fixturePath, tempDir } from '../helpers/paths.js';
 import { NO_REDIS, sharedRedis, startRedis, type SharedRedis } from '../helpers/redis.js';
-import { basic, spawnServe, type ServeProcess } from '../helpers/server.js';
+import { basic, spawnServe, spawnServes, type ServeProcess } from '../helpers/server.js';
 import { IDS } from '../helpers/fixture-catalog.js';
 
 /**
@@ -124,7 +124,7 @@ describe('quotas in Redis', () => {
   test('two replicas on the same Redis share one quota', async (t) => {
     if (!redis) return t.skip(NO_REDIS);
     const { id, token } = await createToken(['--quota', '6/minute']);
-    const [a, b] = await Promise.all([spawnServe(db, { REDIS_URL: redis.url }), spawnServe(db, { REDIS_URL: redis.url })]);
+    const [a, b] = await spawnServes(2, db, { REDIS_URL: redis.url }) as [ServeProcess, ServeProcess];
     try {
       const answers: Answer[] = [];
       for (let i = 0; i < 8; i++) answers.push(await call(i % 2 === 0 ? a : b, token));
