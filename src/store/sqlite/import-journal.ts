@@ -53,9 +53,10 @@ export function returnToWal(db: Database): void {
 /**
  * How long a new connection keeps trying to enter WAL while the file is busy. Two processes
  * opening a database at rest (rollback mode) at the same moment, two replicas or two workers,
- * both switch it to WAL, and SQLite answers the one that finds the other mid-switch with
- * SQLITE_BUSY at once, without its busy timeout (it would otherwise deadlock): that one tries
- * again, and finds the file in WAL. An import that has the file to itself holds it far longer.
+ * both switch it to WAL; where waiting could deadlock, SQLite answers SQLITE_BUSY at once
+ * rather than call the busy handler (sqlite3_busy_handler's documentation). One of two
+ * replicas the test suite started together failed so, with the import's message below. Tried
+ * again, the file is in WAL; an import that has it to itself holds it far longer.
  */
 export const ENTER_WAL_RETRY_MS = 1000;
 

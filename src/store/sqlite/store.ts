@@ -47,7 +47,7 @@ export function mapForReading(db: Db): void {
  * drives (CROSS JOIN keeps it the outer loop) and each rid is a rowid lookup: `rid IN (SELECT
  * value FROM json_each(?))` first copied the rids into a temporary index, and with 8 MiB of
  * other memory read between two pages, as a search's lists are in a server, a page of 20 took
- * 15-18 % more CPU so (three alternated rounds at 1,000,000 foods).
+ * 15-18 % longer so (three alternated rounds at 1,000,000 foods).
  */
 function rowsByRid(columns: string): string {
   return `SELECT f.rid, ${columns} FROM json_each(?) j CROSS JOIN foods f ON f.rid = j.value`;
