@@ -99,8 +99,9 @@ describe('the journal an import writes through', () => {
   }));
 
   // Two replicas (or workers) opening a file at rest at the same moment both switch it to WAL;
-  // SQLite answers the one that meets the other's switch with SQLITE_BUSY at once, without its
-  // busy timeout. Reproduced here by a real connection whose first two switches are answered so.
+  // where waiting could deadlock SQLite answers SQLITE_BUSY at once, without its busy timeout
+  // (seen once with two replicas started together). Here a real connection's first two switches
+  // are answered so by a wrapper: the race itself cannot be timed from a test.
   test('a connection that meets another one switching the file to WAL tries again, and serves in WAL', () => withStoreFile(async (store, path) => {
     await importFixture(store);
     await store.close();
