@@ -58,7 +58,7 @@ export function returnToWal(db: Database): void {
  * replicas the test suite started together failed so, with the import's message below. Tried
  * again, the file is in WAL; an import that has it to itself holds it far longer.
  */
-export const ENTER_WAL_RETRY_MS = 1000;
+const ENTER_WAL_RETRY_MS = 1000;
 
 /**
  * Puts a new connection in WAL mode, as every connection of ours reads and writes, an empty
