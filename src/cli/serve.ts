@@ -181,6 +181,9 @@ export async function serveCommand(values: Record<string, string | boolean | und
     runPrimary(config);
     return -1;
   }
+  // First thing in a worker, before the service's modules load and its store opens: the
+  // primary's scrapes meanwhile get this worker's nothing rather than a 5 s wait for it.
+  if (config.metricsPort !== undefined) (await import('../http/metrics.js')).answerPrimaryForMetrics();
   let server;
   try {
     server = await (await import('../server.js')).startServer(config);

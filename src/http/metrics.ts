@@ -123,12 +123,21 @@ export function metricsRegistryOf(app: FastifyInstance): Registry | undefined {
 }
 
 /**
- * In a worker of `serve --workers N`: answers the primary's requests for this worker's
- * metrics (prom-client's cluster protocol), so the primary's endpoint sums every worker.
+ * In a worker of `serve --workers N`, from its start: answers the primary's requests for this
+ * worker's metrics (prom-client's cluster protocol), with none until `shareMetricsWithPrimary`.
+ * A request that reaches a worker without the listener is dropped, and the primary's scrape
+ * waits out prom-client's 5 s for it: so for as long as a new worker opens its store.
  */
+export function answerPrimaryForMetrics(): void {
+  AggregatorRegistry.setRegistries([]);
+  // The constructor installs the worker's message listener (prom-client has no other way in).
+  new AggregatorRegistry();
+}
+
+/** In a worker: the primary's endpoint sums this registry with every other worker's. */
 export function shareMetricsWithPrimary(registry: Registry): void {
   AggregatorRegistry.setRegistries([registry]);
-  // The constructor installs the worker's message listener (prom-client has no other way in).
+  // Adds no second listener when answerPrimaryForMetrics has run (prom-client's listeners are idempotent).
   new AggregatorRegistry();
 }
 
