@@ -133,6 +133,14 @@ export function spawnServe(
   });
 }
 
+/** Once every worker of `serve --workers N` has said it listens (spawnServe returns at the first). */
+export async function untilWorkersListen(server: ServeProcess, workers: number): Promise<void> {
+  for (let waited = 0; (server.stderr().match(/listening on/g) ?? []).length < workers; waited += 50) {
+    if (waited >= 20_000) throw new Error(`not every worker listened within 20 s: ${server.stderr()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 /**
  * `count` servers started together (replicas of one store); should one not start, those that
  * did are stopped before the error is thrown, rather than left running to hold the test's

@@ -10,7 +10,7 @@ import { fixtureServer } from '../helpers/fixture-server.js';
 import { IDS } from '../helpers/fixture-catalog.js';
 import { importInto, runCli } from '../helpers/cli.js';
 import { fixturePath, tempDir } from '../helpers/paths.js';
-import { basic, spawnServe, startTestServer, TEST_TOKEN, type TestServer } from '../helpers/server.js';
+import { basic, spawnServe, startTestServer, TEST_TOKEN, untilWorkersListen, type TestServer } from '../helpers/server.js';
 import { openApiDocument } from '../../src/http/openapi/document.js';
 import { metricsPortOf } from '../../src/server.js';
 
@@ -271,11 +271,7 @@ describe('readiness, metrics, the document and the docs page', () => {
       await importInto(db, 'catalog', [fixturePath('catalog.json')]);
       const serve = await spawnServe(db, { LOG_LEVEL: 'warn' }, ['--workers', '2', '--metrics-port', String(port)]);
       try {
-        // spawnServe returns at the first worker's line; the second may still be opening the store.
-        for (const until = Date.now() + 20_000; (serve.stderr().match(/listening on/g) ?? []).length < 2;) {
-          if (Date.now() > until) throw new Error('the second worker did not listen within 20 s');
-          await new Promise((resolve) => setTimeout(resolve, 20));
-        }
+        await untilWorkersListen(serve, 2);
         // Round robin hands the connections to both workers; each request on its own connection.
         for (let i = 0; i < 20; i++) {
           const res = await fetch(`${serve.url}/v1/brands?limit=1`, {

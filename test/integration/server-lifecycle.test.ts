@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { Writable } from 'node:stream';
 import { importInto } from '../helpers/cli.js';
 import { CLI, fixturePath, tempDir } from '../helpers/paths.js';
-import { basic, spawnServe, TEST_TOKEN } from '../helpers/server.js';
+import { basic, spawnServe, TEST_TOKEN, untilWorkersListen } from '../helpers/server.js';
 import { IDS } from '../helpers/fixture-catalog.js';
 import { buildApp } from '../../src/app.js';
 import { SERVING_MALLOC_ENV, SERVING_V8_FLAGS } from '../../src/cli/serve.js';
@@ -226,11 +226,7 @@ describe('serve --workers', () => {
     const server = await spawnServe(old, {}, ['--workers', '2']);
     const workers = (): number[] => execFileSync('pgrep', ['-P', String(server.pid)], { encoding: 'utf8' }).trim().split('\n').map(Number);
     try {
-      // spawnServe returns at the first worker's "listening on"; each warms up before it listens.
-      for (let waited = 0; (server.stderr().match(/listening on/g) ?? []).length < 2; waited += 50) {
-        assert.ok(waited < 20_000, `the second worker did not listen: ${server.stderr()}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      await untilWorkersListen(server, 2);
       assert.equal(workers().length, 2);
       // Round robin: the primary accepts and deals the connections out.
       for (const worker of workers()) assert.ok(!listensOn(worker, new URL(server.url).port), `worker ${worker} does not listen itself`);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { Agent, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { fixtureDatabase } from '../helpers/fixture-server.js';
-import { basic, spawnServe, TEST_TOKEN, type ServeProcess } from '../helpers/server.js';
+import { basic, spawnServe, TEST_TOKEN, untilWorkersListen, type ServeProcess } from '../helpers/server.js';
 import { parseResponses } from '../helpers/raw-http.js';
 
 /**
@@ -19,10 +19,7 @@ const AUTH = basic(TEST_TOKEN);
 /** `serve` as the leader of its own process group, and a way to signal the whole group. */
 async function serveGroup(workers: number): Promise<{ server: ServeProcess; signalGroup: () => void; exited: Promise<number | null> }> {
   const server = await spawnServe(fixture.db, { LOG_LEVEL: 'warn' }, ['--workers', String(workers)], { detached: true });
-  for (let waited = 0; (server.stderr().match(/listening on/g) ?? []).length < workers; waited += 50) {
-    assert.ok(waited < 20_000, `not every worker listened: ${server.stderr()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await untilWorkersListen(server, workers);
   return { server, signalGroup: () => process.kill(-server.pid, 'SIGTERM'), exited: server.exited };
 }
 
