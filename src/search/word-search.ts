@@ -1,6 +1,7 @@
 import type { SlotPostings } from './postings.js';
 import { coverageBonus } from './ranking.js';
 import { bitmapOf, rankOf } from './rid-bitmaps.js';
+import { GroupSlots } from './group-slots.js';
 
 /**
  * Searches over slot lists (postings.ts), in memory: the foods matching every slot of a query,
@@ -324,14 +325,10 @@ export function groupedByBrand(
   const { ranks, brand: brandOf } = facts;
   const places = ranks.place;
   // Each group's best `perGroup` foods, kept sorted in fixed slots: no allocation per match.
-  const groupOf = new Int32Array(facts.brandLimit).fill(-1);
+  const slots = GroupSlots.take(facts.brandLimit, perGroup);
+  const { groupOf } = slots;
   let groups = 0;
-  let capacity = 1024;
-  let count = new Uint32Array(capacity);
-  let rids = new Uint32Array(capacity * perGroup);
-  let tiers = new Uint8Array(capacity * perGroup);
-  let scores = new Float64Array(capacity * perGroup);
-  let placesKept = new Uint32Array(capacity * perGroup);
+  let { count, rids, tiers, scores, places: placesKept } = slots;
   const better = (tier: number, score: number, place: number, slot: number): boolean =>
     ranksBefore(tier, score, place, tiers[slot]!, scores[slot]!, placesKept[slot]!);
   forEachMatch(lists, accept, ranks, (rid, tier, score) => {
@@ -340,19 +337,8 @@ export function groupedByBrand(
     if (g < 0) {
       g = groups++;
       groupOf[brand] = g;
-      if (g === capacity) {
-        capacity *= 2;
-        const grow = <T extends Uint32Array | Float64Array | Uint8Array>(a: T, make: (n: number) => T): T => {
-          const bigger = make(capacity * (a === count ? 1 : perGroup));
-          bigger.set(a);
-          return bigger;
-        };
-        count = grow(count, (n) => new Uint32Array(n));
-        rids = grow(rids, (n) => new Uint32Array(n));
-        tiers = grow(tiers, (n) => new Uint8Array(n));
-        scores = grow(scores, (n) => new Float64Array(n));
-        placesKept = grow(placesKept, (n) => new Uint32Array(n));
-      }
+      if (g === count.length) ({ count, rids, tiers, scores, places: placesKept } = slots.grow(groups));
+      count[g] = 0;
     }
     const place = places[rid]!;
     const base = g * perGroup;
@@ -372,6 +358,19 @@ export function groupedByBrand(
     scores[base + i] = score;
     placesKept[base + i] = place;
   });
+  try {
+    return groupsPage(groups, perGroup, page, { count, rids, tiers, scores, places: placesKept });
+  } finally {
+    slots.give();
+  }
+}
+
+/** The page of the groups' flat list, and its length, from `groupedByBrand`'s slots. */
+function groupsPage(
+  groups: number, perGroup: number, page: { offset: number; limit: number },
+  slots: { count: Uint32Array; rids: Uint32Array; tiers: Uint8Array; scores: Float64Array; places: Uint32Array },
+): { rids: number[]; total: number } {
+  const { count, rids, tiers, scores, places: placesKept } = slots;
   // The page needs at most `offset + limit` groups (each has a food), in the order of their best
   // food (slot 0 of each); the total needs none in order. A common word has ~20,000 groups: a
   // bounded heap instead of sorting them all.

@@ -4,7 +4,7 @@ import type { SlotPostings } from '../../src/search/postings.js';
 import type { FoodFacts } from '../../src/search/search-index.js';
 import { earlyTopMatches, matchingFoods, scoreFoods } from '../../src/search/early-top.js';
 import { seededRandom } from '../../bench/random.js';
-import { finalScore, forEachCommonFood, forEachMatch, inRankOrder, matchScore, matchTier, ranksBefore, topMatches, type FoodRanks } from '../../src/search/word-search.js';
+import { finalScore, forEachCommonFood, forEachMatch, groupedByBrand, inRankOrder, matchScore, matchTier, ranksBefore, topMatches, type FoodRanks } from '../../src/search/word-search.js';
 import fc from 'fast-check';
 import { boundFirstPage, boundOrder, boundOrderSteps, drivenPage, type UnionSlot } from '../../src/search/bound-first.js';
 import { BASE_COVERS, BASE_PARTS, PARTIAL_COVERS, baseCode } from '../../src/search/postings.js';
@@ -452,5 +452,41 @@ describe('inRankOrder: every match in the full order', () => {
       const got = inRankOrder(matches.map((m) => m.rid), matches.map((m) => m.tier), matches.map((m) => m.score), place, byPlace);
       assert.deepEqual(got, expected);
     }), { seed: 23, numRuns: 300 });
+  });
+});
+
+describe('groupedByBrand: pages grouped by brand', () => {
+  /** Every match in rank order, grouped by brand in the order of each group's best, `perGroup` a group, then paged. */
+  function reference(lists: SlotPostings[], accept: (rid: number) => boolean, perGroup: number, page: { offset: number; limit: number }, ranks: FoodRanks, brand: Uint32Array): { rids: number[]; total: number } {
+    const matches: { rid: number; tier: number; score: number }[] = [];
+    forEachMatch(lists, accept, ranks, (rid, tier, score) => matches.push({ rid, tier, score }));
+    matches.sort((a, b) => (ranksBefore(a.tier, a.score, ranks.place[a.rid]!, b.tier, b.score, ranks.place[b.rid]!) ? -1 : 1));
+    const groups = new Map<number, number[]>();
+    for (const m of matches) {
+      const group = groups.get(brand[m.rid]!) ?? [];
+      groups.set(brand[m.rid]!, group);
+      if (group.length < perGroup) group.push(m.rid);
+    }
+    const flat = [...groups.values()].flat();
+    return { rids: flat.slice(page.offset, page.offset + page.limit), total: flat.length };
+  }
+
+  test('is the reference page, call after call, as the groups outgrow their first slots and the brands and group sizes change', () => {
+    const random = seededRandom(41);
+    const foods = 30_000;
+    const place = new Uint32Array(foods);
+    Array.from({ length: foods }, (_, i) => i).sort(() => random() - 0.5).forEach((p, rid) => (place[rid] = p));
+    const ranks = plainRanks(place);
+    // Successive searches of one process: thousands of groups (past the first 1,024 slots), then few, other sizes a group.
+    for (const [brands, perGroup, offset, limit] of [[5_000, 3, 0, 20], [40, 1, 3, 10], [8_000, 2, 4_000, 50], [3, 20, 0, 100], [6_000, 7, 17, 20], [1_500, 3, 0, 20]] as const) {
+      const brand = Uint32Array.from({ length: foods }, () => Math.floor(random() * brands));
+      const rows = (density: number): [number, number, number][] => Array.from({ length: foods }, (_, rid) => rid)
+        .filter(() => random() < density).map((rid) => [rid, -Math.floor(random() * 6), random() < 0.5 ? 1 : 0]);
+      const lists = [encodePostings(rows(0.9)), encodePostings(rows(0.7))];
+      const accept = (rid: number): boolean => rid % 11 !== 0;
+      const page = { offset, limit };
+      const got = groupedByBrand(lists, accept, perGroup, page, { ranks, brand, brandLimit: brands });
+      assert.deepEqual(got, reference(lists, accept, perGroup, page, ranks, brand), `${brands} brands, ${perGroup} a group`);
+    }
   });
 });
