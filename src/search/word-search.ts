@@ -359,7 +359,7 @@ export function groupedByBrand(
     placesKept[base + i] = place;
   });
   try {
-    return groupsPage(groups, perGroup, page, { count, rids, tiers, scores, places: placesKept });
+    return groupsPage(groups, perGroup, page, slots);
   } finally {
     slots.give();
   }
@@ -368,7 +368,7 @@ export function groupedByBrand(
 /** The page of the groups' flat list, and its length, from `groupedByBrand`'s slots. */
 function groupsPage(
   groups: number, perGroup: number, page: { offset: number; limit: number },
-  slots: { count: Uint32Array; rids: Uint32Array; tiers: Uint8Array; scores: Float64Array; places: Uint32Array },
+  slots: Pick<GroupSlots, 'count' | 'rids' | 'tiers' | 'scores' | 'places'>,
 ): { rids: number[]; total: number } {
   const { count, rids, tiers, scores, places: placesKept } = slots;
   // The page needs at most `offset + limit` groups (each has a food), in the order of their best
