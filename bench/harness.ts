@@ -104,19 +104,25 @@ export async function drain(url: string): Promise<void> {
   }
 }
 
-/**
- * The catalogue version a replica answers, where its copy of the rows, its read of the file's
- * pages ahead and its warm-up stand (/readyz), asked on a new connection: the primary gives connections to
- * the workers in turn, where a kept-alive one would ask the same worker each time.
- */
-export function readiness(serverUrl: string): Promise<{ version: number; localRows?: string; filePages?: string; searchWarmUp?: string }> {
+/** A GET of `url` on a new connection: the primary gives connections to the workers in turn, where a kept-alive one would ask the same worker each time. */
+function getFresh(url: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    get(`${serverUrl}/readyz`, { agent: false }, (response) => {
+    get(url, { agent: false }, (response) => {
       let body = '';
       response.setEncoding('utf8').on('data', (chunk: string) => (body += chunk)).on('error', reject)
-        .on('end', () => resolve((JSON.parse(body) as { catalog: { version: number; localRows?: string; filePages?: string; searchWarmUp?: string } }).catalog));
+        .on('end', () => resolve({ status: response.statusCode ?? 0, body }));
     }).on('error', reject);
   });
+}
+
+/**
+ * The catalogue version a replica answers, where its copy of the rows, its read of the file's
+ * pages ahead and its warm-up stand (/readyz).
+ */
+export async function readiness(serverUrl: string): Promise<{ version: number; localRows?: string; filePages?: string; searchWarmUp?: string }> {
+  const { status, body } = await getFresh(`${serverUrl}/readyz`);
+  if (status !== 200) throw new Error(`${serverUrl}/readyz answered ${status}: ${body.slice(0, 200)}`);
+  return (JSON.parse(body) as { catalog: { version: number; localRows?: string; filePages?: string; searchWarmUp?: string } }).catalog;
 }
 
 /** Whether a server's work after it listened (/readyz, or its store's health) is still going on. */
@@ -130,10 +136,13 @@ export function stillWorking(state: { readonly filePages?: string; readonly sear
  * `filePages` on /readyz), then its searches of its own (warm-searches.ts; `searchWarmUp`, which
  * covers the orders too, absent from builds before it), so that
  * the first scenario is not measured beside them; ms waited. `4 × workers` answers in a row say
- * so for every worker.
+ * so for every worker. A build without /readyz (before it existed) has none: 0.
  */
 export async function backgroundDone(serverUrl: string, workers: number): Promise<number> {
   const started = performance.now();
+  // A build from before /readyz (`--cli` of an older build) does nothing after it listens to wait for.
+  const { status } = await getFresh(`${serverUrl}/readyz`);
+  if (status === 404 || status === 401) return 0;
   for (let done = 0; done < 4 * workers;) {
     const state = await readiness(serverUrl);
     done = stillWorking(state) ? 0 : done + 1;
